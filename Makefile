@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0
+# memcg_dirty: build, install, lint and test.  The kernel side is built by
+# Kbuild (see ./Kbuild) in build/<kernel release>/, one tree per kernel, so
+# several flavours can be built side by side.
+#
+#   make [KVER=... | KDIR=...]   build memcg_dirty.ko (and the CLI)
+#   make demo                    boot the test VM and show the module at work
+#   make check                   everything: builds, DKMS, lint, unit tests, VM
+#   make vm                      interactive shell in the test VM
+
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+# Kernels with headers installed, newest last; the default is the running
+# kernel when it has headers, else the newest installed (generic before -rt).
+KVERS := $(shell ls -d /lib/modules/*/build 2>/dev/null | sed 's|/lib/modules/||; s|/build||' | sort -V)
+NEWEST := $(lastword $(or $(filter-out %-rt-amd64,$(KVERS)),$(KVERS)))
+KVER ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build),$(shell uname -r),$(NEWEST))
+KDIR ?= /lib/modules/$(KVER)/build
+# Flavours that can boot in the VM: headers and a kernel image.
+VM_KVERS := $(foreach k,$(KVERS),$(if $(wildcard /boot/vmlinuz-$(k)),$(k)))
+
+B := build
+MOD_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h)
+HELPERS := $(patsubst selftests/helpers/%.c,$(B)/helpers/%,$(wildcard selftests/helpers/*.c))
+CHECKPATCH := $(B)/checkpatch/scripts/checkpatch.pl
+DKMS_SRC := /usr/src/memcg_dirty-$(VERSION)
+W ?= 1
+
+all: module
+
+module: $(B)/$(KVER)/memcg_dirty.ko
+	ln -sf $(B)/$(KVER)/memcg_dirty.ko memcg_dirty.ko
+
+# One copy of the sources per kernel release: Kbuild writes objects next to them.
+$(B)/%/memcg_dirty.ko: $(MOD_SRC)
+	@test -d /lib/modules/$*/build || { echo "no headers for $*: apt-get install linux-headers-$*"; exit 1; }
+	mkdir -p $(B)/$*/module
+	cp Kbuild dkms.conf $(B)/$*/
+	cp module/*.c module/*.h $(B)/$*/module/
+	$(MAKE) -C $(if $(filter $(KVER),$*),$(KDIR),/lib/modules/$*/build) M=$(CURDIR)/$(B)/$* W=$(W) \
+		modules > $(B)/$*/build.log 2>&1 || { cat $(B)/$*/build.log; exit 1; }
+	@cat $(B)/$*/build.log
+	@! grep -E 'warning:|error:' $(B)/$*/build.log || { echo "build for $* is not warning-free"; exit 1; }
+
+modules-all:
+	@test -n "$(KVERS)" || { echo "no kernel headers installed: make deps"; exit 1; }
+	@for k in $(KVERS); do $(MAKE) --no-print-directory $(B)/$$k/memcg_dirty.ko || exit 1; done
+
+helpers: $(HELPERS)
+$(B)/helpers/%: selftests/helpers/%.c
+	@mkdir -p $(B)/helpers
+	$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+clean:
+	rm -rf $(B) memcg_dirty.ko
+
+install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/$(KVER) modules_install
+	depmod -a $(KVER)
+
+deps:
+	@selftests/vm/deps
+
+# DKMS: the source goes to /usr/src/memcg_dirty-VERSION; add, build, install.
+dkms-install:
+	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)/module
+	cp Kbuild dkms.conf Makefile $(DKMS_SRC)/ && cp module/*.c module/*.h $(DKMS_SRC)/module/
+	dkms status -m memcg_dirty -v $(VERSION) | grep -q . || dkms add -m memcg_dirty -v $(VERSION)
+	dkms build -m memcg_dirty -v $(VERSION) -k $(KVER)
+	dkms install -m memcg_dirty -v $(VERSION) -k $(KVER) --force
+
+dkms-uninstall:
+	-dkms remove -m memcg_dirty -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+# add -> build -> install -> modinfo -> remove for every installed flavour,
+# without loading anything on this machine.
+dkms-check:
+	@$(MAKE) --no-print-directory dkms-uninstall > /dev/null 2>&1; \
+	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)/module && \
+	cp Kbuild dkms.conf Makefile $(DKMS_SRC)/ && cp module/*.c module/*.h $(DKMS_SRC)/module/ && \
+	dkms add -m memcg_dirty -v $(VERSION) > /dev/null || exit 1; \
+	fail=0; for k in $(KVERS); do \
+		dkms build -m memcg_dirty -v $(VERSION) -k $$k > $(B)/dkms-$$k.log 2>&1 && \
+		dkms install -m memcg_dirty -v $(VERSION) -k $$k --force >> $(B)/dkms-$$k.log 2>&1 && \
+		v=$$(modinfo -k $$k -F version memcg_dirty) && \
+		test "$$v" = "$(VERSION)" && \
+		modinfo -k $$k -n memcg_dirty | grep -q "/lib/modules/$$k/updates/dkms/memcg_dirty.ko" && \
+		echo "dkms: $$k: built, installed, modinfo version $$v" || \
+		{ echo "dkms: $$k: FAILED"; tail -n 30 $(B)/dkms-$$k.log; fail=1; }; \
+	done; \
+	dkms remove -m memcg_dirty -v $(VERSION) --all > /dev/null || fail=1; \
+	for k in $(KVERS); do \
+		if modinfo -k $$k memcg_dirty > /dev/null 2>&1; then echo "dkms: $$k: module left after remove"; fail=1; fi; \
+	done; \
+	rm -rf $(DKMS_SRC); \
+	test $$fail = 0 && echo "dkms: round trip ok for: $(KVERS)"
+
+$(CHECKPATCH):
+	@test -r /usr/src/linux-source-6.1.tar.xz || { echo "lint needs linux-source-6.1: make deps"; exit 1; }
+	mkdir -p $(B)/checkpatch
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C $(B)/checkpatch --strip-components=1 \
+		linux-source-6.1/scripts/checkpatch.pl linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	touch $@
+
+# checkpatch --strict on every module source, then sparse on every flavour.
+lint: $(CHECKPATCH)
+	$(CHECKPATCH) --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
+		-f module/*.c module/*.h
+	@fail=0; for k in $(KVERS); do \
+		mkdir -p $(B)/sparse-$$k/module && cp Kbuild dkms.conf $(B)/sparse-$$k/ && \
+		cp module/*.c module/*.h $(B)/sparse-$$k/module/ && \
+		$(MAKE) -s -C /lib/modules/$$k/build M=$(CURDIR)/$(B)/sparse-$$k C=2 W=1 modules > $(B)/sparse-$$k.log 2>&1; \
+		if grep -E 'warning|error' $(B)/sparse-$$k.log; then echo "sparse: $$k: not clean"; fail=1; \
+		else echo "sparse: $$k: clean"; fi; \
+	done; test $$fail = 0
+
+vm-check: modules-all helpers
+	@test -n "$(VM_KVERS)" || { echo "no bootable Debian kernel installed: make deps"; exit 1; }
+	@fail=0; for k in $(VM_KVERS); do \
+		selftests/vm/run --kver $$k --quiet --timeout 1500 -- sh ./run_all.sh || fail=1; \
+	done; test $$fail = 0
+
+check: deps
+	@echo "== build (W=1) for: $(KVERS)"
+	@$(MAKE) --no-print-directory modules-all helpers
+	@echo "== lint"
+	@$(MAKE) --no-print-directory lint
+	@echo "== dkms"
+	@$(MAKE) --no-print-directory dkms-check
+	@echo "== selftests in the VM"
+	@$(MAKE) --no-print-directory vm-check
+	@echo "== make check: all passed"
+
+demo: deps module helpers
+	selftests/vm/run --kver $(KVER) --timeout 600 -- sh ./demo.sh
+
+vm: module helpers
+	selftests/vm/run --kver $(KVER) --shell
+
+.PHONY: all module modules-all helpers clean install deps dkms-install dkms-uninstall \
+	dkms-check lint vm-check check demo vm

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/memcg_dirty/: version, probes, summary, and cgroups/,
+ * a mirror of the memory cgroup hierarchy with a stat file per memcg.
+ * All files are root-only and read-only; no kernel addresses are printed.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/nodemask.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/utsname.h>
+#include "compat.h"
+#include "memcg_dirty.h"
+
+#define MD_MODE_RO	0400
+
+static struct dentry *md_root_dir;
+static struct dentry *md_cgroups_dir;
+
+/* Ledger and kernel values summed over @memcg's subtree, dying included. */
+static void md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
+			     long *kernel)
+{
+	struct mem_cgroup *pos = NULL;
+	struct md_entry *e;
+	int nid;
+
+	*ledger = 0;
+	*kernel = 0;
+	rcu_read_lock();
+	while ((pos = md_memcg_next(pos, memcg))) {
+		e = md_entry_lookup(pos);
+		for_each_node(nid) {
+			if (e)
+				*ledger += md_entry_dirty(e, nid);
+			*kernel += md_kernel_dirty_node(pos, nid);
+		}
+	}
+	rcu_read_unlock();
+}
+
+static int md_stat_show(struct seq_file *m, void *v)
+{
+	struct md_entry *e = m->private;
+	long ledger = 0, kernel = 0, hl, hk;
+	struct mem_cgroup *memcg;
+	int nid, ev;
+
+	memcg = md_entry_pin(e);
+	if (!memcg)
+		return -ENOENT;		/* freed while the file was open */
+
+	for_each_node(nid) {
+		ledger += md_entry_dirty(e, nid);
+		kernel += md_kernel_dirty_node(memcg, nid);
+	}
+	md_subtree_dirty(memcg, &hl, &hk);
+	seq_printf(m, "dirty %ld\ndirty_hier %ld\n", ledger, hl);
+	seq_printf(m, "kernel_dirty %ld\nkernel_dirty_hier %ld\n", kernel, hk);
+	for_each_node(nid) {
+		seq_printf(m, "dirty_node%d %ld\n", nid, md_entry_dirty(e, nid));
+		seq_printf(m, "kernel_dirty_node%d %ld\n", nid,
+			   md_kernel_dirty_node(memcg, nid));
+	}
+	for (ev = 0; ev < MD_NR_EVENTS; ev++)
+		seq_printf(m, "%s %ld\n", md_event_names[ev], md_entry_event(e, ev));
+	/* A folio dirtied while uncharged has no cgroup: counted at the root. */
+	seq_printf(m, "dirtied_uncharged %ld\n",
+		   memcg == md_root_memcg() ? md_uncharged_total() : 0);
+	md_memcg_put(memcg);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(md_stat);
+
+static int md_summary_show(struct seq_file *m, void *v)
+{
+	struct mem_cgroup *root = md_root_memcg(), *pos = NULL;
+	char *path = m->private;
+	long ledger, kernel;
+	struct md_entry *e;
+	int nid;
+
+	seq_puts(m, "id path state dirty kernel_dirty\n");
+	rcu_read_lock();
+	while ((pos = md_memcg_next(pos, root))) {
+		e = md_entry_lookup(pos);
+		ledger = 0;
+		kernel = 0;
+		for_each_node(nid) {
+			if (e)
+				ledger += md_entry_dirty(e, nid);
+			kernel += md_kernel_dirty_node(pos, nid);
+		}
+		if (md_memcg_path(pos, path, PATH_MAX) >= PATH_MAX)
+			strscpy(path, "(path too long)", PATH_MAX);
+		seq_printf(m, "%llu ", md_memcg_cgid(pos));
+		seq_escape(m, path, " \t\n\\");
+		seq_printf(m, " %s %ld %ld\n",
+			   md_memcg_dying(pos) ? "dying" : "online", ledger, kernel);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+
+static int md_summary_open(struct inode *inode, struct file *file)
+{
+	char *path = kmalloc(PATH_MAX, GFP_KERNEL);
+	int ret;
+
+	if (!path)
+		return -ENOMEM;
+	md_reconcile();		/* so that cgroups/ matches what is listed */
+	ret = single_open_size(file, md_summary_show, path, 64 * 1024);
+	if (ret)
+		kfree(path);
+	return ret;
+}
+
+static int md_summary_release(struct inode *inode, struct file *file)
+{
+	kfree(((struct seq_file *)file->private_data)->private);
+	return single_release(inode, file);
+}
+
+static const struct file_operations md_summary_fops = {
+	.owner		= THIS_MODULE,
+	.open		= md_summary_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= md_summary_release,
+};
+
+static int md_probes_file_show(struct seq_file *m, void *v)
+{
+	md_probes_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(md_probes_file);
+
+static int md_version_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "version %s\n", MEMCG_DIRTY_VERSION);
+	seq_printf(m, "kernel %s\n", init_utsname()->release);
+	seq_printf(m, "hierarchy %s\n", md_cgroup_v1() ? "v1" : "v2");
+	seq_printf(m, "nodes %u\n", nr_node_ids);
+	seq_printf(m, "lost_events %ld\n", md_lost_total());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(md_version);
+
+/*
+ * Directory name for a memcg: its cgroup name, with a '%' prefix where the
+ * name would collide with our own files (or starts with '%' itself), and an
+ * @ID suffix once the cgroup is removed, so a new cgroup of the same name
+ * can take the plain name while the dying one is still counted.
+ */
+static const char * const md_reserved[] = { "stat", "check" };
+
+static char *md_dir_name(struct mem_cgroup *memcg, u64 cgid)
+{
+	char *path, *name, *base;
+	bool escape = false;
+	int i;
+
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path)
+		return NULL;
+	if (md_memcg_path(memcg, path, PATH_MAX) >= PATH_MAX) {
+		kfree(path);
+		return NULL;
+	}
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (i = 0; i < ARRAY_SIZE(md_reserved); i++)
+		escape |= !strcmp(base, md_reserved[i]);
+	escape |= base[0] == '%';
+	if (md_memcg_dying(memcg))
+		name = kasprintf(GFP_KERNEL, "%s%s@%llu", escape ? "%" : "", base, cgid);
+	else
+		name = kasprintf(GFP_KERNEL, "%s%s", escape ? "%" : "", base);
+	kfree(path);
+	return name;
+}
+
+void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
+			  struct mem_cgroup *memcg)
+{
+	struct dentry *dir;
+	char *name;
+
+	if (!parent) {			/* the root memcg is cgroups/ itself */
+		dir = md_cgroups_dir;
+	} else {
+		if (!parent->dir)
+			return;		/* parent's failed; retried next time */
+		name = md_dir_name(memcg, e->cgid);
+		if (!name)
+			return;
+		dir = debugfs_create_dir(name, parent->dir);
+		if (IS_ERR(dir)) {
+			pr_warn_ratelimited("cannot create cgroups/.../%s for cgroup %llu: %ld\n",
+					    name, e->cgid, PTR_ERR(dir));
+			kfree(name);
+			return;
+		}
+		kfree(name);
+		e->renamed = md_memcg_dying(memcg);
+	}
+	debugfs_create_file("stat", MD_MODE_RO, dir, e, &md_stat_fops);
+	e->dir = dir;
+}
+
+void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
+			     struct mem_cgroup *memcg)
+{
+	struct dentry *dir;
+	char *name;
+
+	if (!parent || !parent->dir)
+		return;
+	name = md_dir_name(memcg, e->cgid);
+	if (!name)
+		return;
+	dir = debugfs_rename(parent->dir, e->dir, parent->dir, name);
+	if (IS_ERR(dir))
+		pr_warn_ratelimited("cannot rename dying cgroup %llu to %s: %ld\n",
+				    e->cgid, name, PTR_ERR(dir));
+	else
+		e->renamed = true;
+	kfree(name);
+}
+
+int md_debugfs_init(void)
+{
+	md_root_dir = debugfs_create_dir("memcg_dirty", NULL);
+	if (IS_ERR(md_root_dir))
+		return PTR_ERR(md_root_dir);
+	debugfs_create_file("version", MD_MODE_RO, md_root_dir, NULL, &md_version_fops);
+	debugfs_create_file("probes", MD_MODE_RO, md_root_dir, NULL, &md_probes_file_fops);
+	debugfs_create_file("summary", MD_MODE_RO, md_root_dir, NULL, &md_summary_fops);
+	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);
+	return 0;
+}
+
+void md_debugfs_exit(void)
+{
+	debugfs_remove(md_root_dir);
+	md_root_dir = NULL;
+	md_cgroups_dir = NULL;
+}

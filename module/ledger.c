@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The dirty ledger: per memcg and node, pages dirtied minus pages cleaned,
+ * as seen by the probes.  Probe handlers run in atomic context and must not
+ * allocate, so entries for memcgs the ledger has not seen yet come from a
+ * pool that a work item keeps filled.  Everything sleepable (allocation,
+ * debugfs directories, freeing) happens in md_reconcile() under md_mutex.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/hash.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include "compat.h"
+#include "memcg_dirty.h"
+
+const char * const md_event_names[MD_NR_EVENTS] = {
+	[MD_DIRTIED]		= "dirtied",
+	[MD_CLEANED_IO]		= "cleaned_io",
+	[MD_CANCELLED]		= "cancelled",
+	[MD_REMOVED_DIRTY]	= "removed_dirty",
+	[MD_MIGRATED]		= "migrated",
+	[MD_MOVED_IN]		= "moved_in",
+	[MD_MOVED_OUT]		= "moved_out",
+};
+
+#define MD_HASH_BITS	12
+#define MD_POOL_LOW	32	/* refill below this many spare entries */
+#define MD_POOL_HIGH	128
+
+static struct hlist_head md_hash[1 << MD_HASH_BITS];
+/* Protects md_hash and md_pool changes and entry->dead; taken in probes. */
+static DEFINE_RAW_SPINLOCK(md_hash_lock);
+static LIST_HEAD(md_pool);
+static unsigned int md_pool_count;
+static LLIST_HEAD(md_fresh);
+static LLIST_HEAD(md_dead);	/* freed memcgs, in the order they died */
+
+DEFINE_MUTEX(md_mutex);		/* md_entries, directories, freeing */
+LIST_HEAD(md_entries);
+
+/* Folios dirtied while charged to no memcg: the 4.2 migration bug's class. */
+static DEFINE_PER_CPU(long, md_uncharged);
+/* Events for a new memcg that found the pool empty: the ledger is short. */
+static DEFINE_PER_CPU(long, md_lost);
+
+static void md_work_fn(struct work_struct *work);
+static DECLARE_WORK(md_work, md_work_fn);
+static bool md_stopping;
+
+static struct md_entry *md_entry_alloc(void)
+{
+	struct md_entry *e;
+
+	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return NULL;
+	e->pcpu = __alloc_percpu(struct_size(e->pcpu, dirty, nr_node_ids),
+				 __alignof__(long));
+	if (!e->pcpu) {
+		kfree(e);
+		return NULL;
+	}
+	INIT_LIST_HEAD(&e->node);
+	return e;
+}
+
+static void md_entry_free(struct md_entry *e)
+{
+	free_percpu(e->pcpu);
+	kfree(e);
+}
+
+static void md_pool_fill(void)
+{
+	unsigned long flags;
+	struct md_entry *e;
+
+	while (READ_ONCE(md_pool_count) < MD_POOL_HIGH) {
+		e = md_entry_alloc();
+		if (!e)
+			break;
+		raw_spin_lock_irqsave(&md_hash_lock, flags);
+		list_add(&e->node, &md_pool);
+		md_pool_count++;
+		raw_spin_unlock_irqrestore(&md_hash_lock, flags);
+	}
+}
+
+static struct hlist_head *md_bucket(struct mem_cgroup *memcg)
+{
+	return &md_hash[hash_ptr(memcg, MD_HASH_BITS)];
+}
+
+/* Any context; caller is an RCU reader (probe handlers are). */
+struct md_entry *md_entry_lookup(struct mem_cgroup *memcg)
+{
+	struct md_entry *e;
+
+	hlist_for_each_entry_rcu(e, md_bucket(memcg), hash) {
+		if (e->memcg == memcg)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * Find or create @memcg's entry; atomic context allowed.  A new entry is
+ * taken from the pool and announced on md_fresh for md_reconcile() to list
+ * and give a directory.  NULL only when the pool is empty.
+ */
+static struct md_entry *md_entry_get(struct mem_cgroup *memcg, bool probe)
+{
+	struct md_entry *e = md_entry_lookup(memcg);
+	unsigned long flags;
+	bool low;
+
+	if (likely(e))
+		return e;
+
+	raw_spin_lock_irqsave(&md_hash_lock, flags);
+	e = md_entry_lookup(memcg);	/* lost a race with another CPU? */
+	if (!e && md_pool_count) {
+		e = list_first_entry(&md_pool, struct md_entry, node);
+		list_del_init(&e->node);
+		md_pool_count--;
+		e->memcg = memcg;
+		e->cgid = md_memcg_cgid(memcg);
+		hlist_add_head_rcu(&e->hash, md_bucket(memcg));
+		llist_add(&e->fresh, &md_fresh);
+	}
+	low = md_pool_count < MD_POOL_LOW;
+	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
+	if (probe && (low || e))
+		md_memcg_changed();
+	return e;
+}
+
+/* Process context: like md_entry_get() but allocating when needed. */
+struct md_entry *md_entry_ensure(struct mem_cgroup *memcg)
+{
+	struct md_entry *e;
+
+	rcu_read_lock();
+	e = md_entry_get(memcg, false);
+	rcu_read_unlock();
+	if (e)
+		return e;
+	md_pool_fill();
+	rcu_read_lock();
+	e = md_entry_get(memcg, false);
+	rcu_read_unlock();
+	return e;
+}
+
+void md_account(struct mem_cgroup *memcg, int nid, long pages,
+		enum md_event ev)
+{
+	struct md_entry *e;
+
+	if (!memcg) {
+		md_account_uncharged(pages);
+		return;
+	}
+	e = md_entry_get(memcg, true);
+	if (unlikely(!e)) {
+		this_cpu_add(md_lost, 1);
+		return;
+	}
+	this_cpu_add(e->pcpu->dirty[nid], pages);
+	this_cpu_add(e->pcpu->events[ev], abs(pages));
+}
+
+/* Migration of a dirty folio: same memcg, possibly another node. */
+void md_account_migrate(struct mem_cgroup *memcg, int from, int to, long pages)
+{
+	struct md_entry *e;
+
+	if (!memcg)
+		return;
+	e = md_entry_get(memcg, true);
+	if (unlikely(!e)) {
+		this_cpu_add(md_lost, 1);
+		return;
+	}
+	if (from != to) {
+		this_cpu_sub(e->pcpu->dirty[from], pages);
+		this_cpu_add(e->pcpu->dirty[to], pages);
+	}
+	this_cpu_add(e->pcpu->events[MD_MIGRATED], pages);
+}
+
+/* v1 charge moving: the dirty pages change memcg on the same node. */
+void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
+		     int nid, long pages)
+{
+	md_account(from, nid, -pages, MD_MOVED_OUT);
+	md_account(to, nid, pages, MD_MOVED_IN);
+}
+
+void md_account_uncharged(long pages)
+{
+	this_cpu_add(md_uncharged, pages);
+}
+
+static long md_sum_cpus(long __percpu *p)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(p, cpu);
+	return sum;
+}
+
+long md_entry_dirty(struct md_entry *e, int nid)
+{
+	return md_sum_cpus(&e->pcpu->dirty[nid]);
+}
+
+long md_entry_event(struct md_entry *e, enum md_event ev)
+{
+	return md_sum_cpus(&e->pcpu->events[ev]);
+}
+
+long md_uncharged_total(void)
+{
+	return md_sum_cpus(&md_uncharged);
+}
+
+long md_lost_total(void)
+{
+	return md_sum_cpus(&md_lost);
+}
+
+/*
+ * Take a reference on the memcg behind a possibly dying entry, or fail.
+ * md_memcg_freed() marks entries dead under md_hash_lock before the memcg
+ * is freed, so holding the lock keeps the memory valid for the tryget.
+ */
+struct mem_cgroup *md_entry_pin(struct md_entry *e)
+{
+	struct mem_cgroup *memcg = NULL;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_hash_lock, flags);
+	if (!e->dead && md_memcg_tryget(e->memcg))
+		memcg = e->memcg;
+	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
+	return memcg;
+}
+
+/* Probe on mem_cgroup_css_free: the memcg is about to be freed. */
+void md_memcg_freed(struct mem_cgroup *memcg)
+{
+	struct md_entry *e;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_hash_lock, flags);
+	e = md_entry_lookup(memcg);
+	if (e) {
+		hlist_del_init_rcu(&e->hash);
+		e->dead = true;
+		e->memcg = NULL;
+		llist_add(&e->dead_link, &md_dead);
+	}
+	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
+	if (e)
+		md_memcg_changed();
+}
+
+/* Probes on memcg online/offline/free: bring debugfs up to date soon. */
+void md_memcg_changed(void)
+{
+	if (!READ_ONCE(md_stopping))
+		queue_work(system_unbound_wq, &md_work);
+}
+
+static void md_list_fresh(void)
+{
+	struct llist_node *fresh = llist_del_all(&md_fresh);
+	struct md_entry *e, *tmp;
+
+	llist_for_each_entry_safe(e, tmp, fresh, fresh)
+		list_add_tail(&e->node, &md_entries);
+}
+
+/*
+ * Bring the ledger's list and the debugfs tree in line with the memory
+ * cgroup hierarchy: entries and directories for every memcg (dying ones
+ * renamed NAME@ID), and freed memcgs' entries removed.  Process context.
+ */
+void md_reconcile(void)
+{
+	struct mem_cgroup *root = md_root_memcg();
+	struct mem_cgroup *pos = NULL, *next;
+	struct llist_node *dead;
+	struct md_entry *e, *tmp;
+
+	md_pool_fill();
+	mutex_lock(&md_mutex);
+	md_list_fresh();
+	/* Oldest first: a child memcg is always freed before its parent. */
+	dead = llist_reverse_order(llist_del_all(&md_dead));
+	llist_for_each_entry(e, dead, dead_link) {
+		list_del(&e->node);
+		debugfs_remove(e->dir);	/* waits for the stat readers */
+	}
+
+	for (;;) {
+		rcu_read_lock();
+		next = pos;
+		do {
+			next = md_memcg_next(next, root);
+		} while (next && !md_memcg_tryget(next));
+		rcu_read_unlock();
+		if (pos)
+			md_memcg_put(pos);
+		pos = next;
+		if (!pos)
+			break;
+
+		e = md_entry_ensure(pos);
+		md_list_fresh();
+		if (!e)
+			continue;
+		if (!e->dir)
+			md_debugfs_entry_dir(e, pos == root ? NULL :
+					     md_entry_lookup(md_memcg_parent(pos)), pos);
+		else if (!e->renamed && md_memcg_dying(pos))
+			md_debugfs_entry_rename(e, md_entry_lookup(md_memcg_parent(pos)), pos);
+	}
+	mutex_unlock(&md_mutex);
+
+	if (!dead)
+		return;
+	synchronize_rcu();	/* probe handlers that looked the entries up */
+	llist_for_each_entry_safe(e, tmp, dead, dead_link)
+		md_entry_free(e);
+}
+
+static void md_work_fn(struct work_struct *work)
+{
+	md_reconcile();
+}
+
+int md_ledger_init(void)
+{
+	md_stopping = false;
+	md_pool_fill();
+	return md_pool_count ? 0 : -ENOMEM;
+}
+
+/* After the probes are gone: stop the work before debugfs goes. */
+void md_ledger_stop(void)
+{
+	WRITE_ONCE(md_stopping, true);
+	cancel_work_sync(&md_work);
+}
+
+/* After debugfs is gone: nothing can reach an entry any more. */
+void md_ledger_exit(void)
+{
+	struct md_entry *e, *tmp;
+	unsigned int i;
+
+	mutex_lock(&md_mutex);
+	md_list_fresh();
+	llist_del_all(&md_dead);	/* still on md_entries */
+	for (i = 0; i < ARRAY_SIZE(md_hash); i++)
+		INIT_HLIST_HEAD(&md_hash[i]);
+	list_splice_init(&md_pool, &md_entries);
+	md_pool_count = 0;
+	synchronize_rcu();
+	list_for_each_entry_safe(e, tmp, &md_entries, node) {
+		list_del(&e->node);
+		md_entry_free(e);
+	}
+	mutex_unlock(&md_mutex);
+}

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * memcg_dirty: audit the kernel's per-memcg dirty page counter.
+ *
+ * Linux 4.2 added the counter; 4.3 fixed a migration bug that made it
+ * underflow without anyone noticing.  This module keeps its own count from
+ * probes on the accounting paths and shows both side by side in debugfs.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/init.h>
+#include <linux/module.h>
+#include "compat.h"
+#include "memcg_dirty.h"
+
+static int __init md_init(void)
+{
+	int ret;
+
+	if (mem_cgroup_disabled()) {
+		pr_err("the memory cgroup controller is disabled (cgroup_disable=memory): nothing to audit\n");
+		return -ENODEV;
+	}
+	ret = md_ledger_init();
+	if (ret)
+		return ret;
+	ret = md_debugfs_init();
+	if (ret) {
+		pr_err("cannot create /sys/kernel/debug/memcg_dirty: %d\n", ret);
+		goto out_ledger;
+	}
+	ret = md_probes_register();
+	if (ret)
+		goto out_debugfs;
+	md_reconcile();
+	pr_info("%s loaded, auditing the %s memory cgroup hierarchy\n",
+		MEMCG_DIRTY_VERSION, md_cgroup_v1() ? "v1" : "v2");
+	return 0;
+
+out_debugfs:
+	md_ledger_stop();
+	md_debugfs_exit();
+out_ledger:
+	md_ledger_exit();
+	return ret;
+}
+
+static void __exit md_exit(void)
+{
+	md_probes_unregister();
+	md_ledger_stop();
+	md_debugfs_exit();
+	md_ledger_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(md_init);
+module_exit(md_exit);
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("memcg_dirty developers");
+MODULE_DESCRIPTION("Independent per-memcg dirty page ledger and checks against memory.stat");
+MODULE_VERSION(MEMCG_DIRTY_VERSION);

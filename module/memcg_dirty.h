@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * memcg_dirty: an independent ledger of dirty file pages per memory cgroup,
+ * kept from probes on the kernel's dirty accounting, to audit memory.stat.
+ */
+#ifndef MEMCG_DIRTY_H
+#define MEMCG_DIRTY_H
+
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+struct dentry;
+struct folio;
+struct mem_cgroup;
+struct seq_file;
+
+/* Event totals kept per memcg; values are pages. */
+enum md_event {
+	MD_DIRTIED,
+	MD_CLEANED_IO,
+	MD_CANCELLED,
+	MD_REMOVED_DIRTY,
+	MD_MIGRATED,
+	MD_MOVED_IN,
+	MD_MOVED_OUT,
+	MD_NR_EVENTS,
+};
+
+extern const char * const md_event_names[MD_NR_EVENTS];
+
+/* Per-CPU half of a ledger entry: only ever added to, summed on read. */
+struct md_pcpu {
+	long events[MD_NR_EVENTS];
+	long dirty[];		/* pages, indexed by node id, nr_node_ids long */
+};
+
+/*
+ * One ledger entry per memcg the module has seen.  Keyed by the memcg
+ * pointer, which cannot be reused before the kernel frees the memcg, and we
+ * hear of that (mem_cgroup_css_free probe) before it happens.  The 64-bit
+ * cgroup id names it to users: unlike mem_cgroup_id() it is never recycled.
+ */
+struct md_entry {
+	struct hlist_node hash;		/* md_hash bucket, RCU */
+	struct list_head node;		/* md_entries, under md_mutex */
+	struct llist_node fresh;	/* created by a probe, not yet listed */
+	struct llist_node dead_link;	/* on md_dead once the memcg is freed */
+	struct mem_cgroup *memcg;	/* only while !dead */
+	u64 cgid;
+	bool dead;			/* memcg freed: unhashed, dir going */
+	bool renamed;			/* dir renamed to NAME@ID once dying */
+	struct md_pcpu __percpu *pcpu;
+	struct dentry *dir;		/* cgroups/... directory, or NULL */
+	struct rcu_head rcu;
+};
+
+/* ledger.c */
+int md_ledger_init(void);
+void md_ledger_stop(void);
+void md_ledger_exit(void);
+void md_account(struct mem_cgroup *memcg, int nid, long pages,
+		enum md_event ev);
+void md_account_migrate(struct mem_cgroup *memcg, int from, int to,
+			long pages);
+void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
+		     int nid, long pages);
+void md_account_uncharged(long pages);
+void md_memcg_freed(struct mem_cgroup *memcg);
+void md_memcg_changed(void);
+struct md_entry *md_entry_lookup(struct mem_cgroup *memcg);
+struct md_entry *md_entry_ensure(struct mem_cgroup *memcg);
+struct mem_cgroup *md_entry_pin(struct md_entry *e);
+long md_entry_dirty(struct md_entry *e, int nid);
+long md_entry_event(struct md_entry *e, enum md_event ev);
+long md_uncharged_total(void);
+long md_lost_total(void);
+void md_reconcile(void);
+extern struct mutex md_mutex;
+extern struct list_head md_entries;
+
+/* compat.c: everything that differs between kernel versions */
+struct mem_cgroup *md_root_memcg(void);
+struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
+				 struct mem_cgroup *root);
+long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
+long md_kernel_dirty_global(void);
+u64 md_memcg_cgid(struct mem_cgroup *memcg);
+bool md_memcg_dying(struct mem_cgroup *memcg);
+struct mem_cgroup *md_memcg_parent(struct mem_cgroup *memcg);
+void md_memcg_put(struct mem_cgroup *memcg);
+bool md_memcg_tryget(struct mem_cgroup *memcg);
+int md_memcg_path(struct mem_cgroup *memcg, char *buf, size_t len);
+bool md_cgroup_v1(void);
+
+/* probes.c */
+int md_probes_register(void);
+void md_probes_unregister(void);
+void md_probes_show(struct seq_file *m);
+unsigned long md_probes_missed(void);
+
+/* debugfs.c */
+int md_debugfs_init(void);
+void md_debugfs_exit(void);
+void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
+			  struct mem_cgroup *memcg);
+void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
+			     struct mem_cgroup *memcg);
+
+#endif /* MEMCG_DIRTY_H */

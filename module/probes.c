@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Probe points on the kernel's dirty accounting.  Each point lists its
+ * candidate attachments in order of preference; the first whose symbol the
+ * running kernel has is used, and the probes file says which.  Handlers run
+ * in atomic context: no sleeping, no allocation, per-CPU counters only.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kprobes.h>
+#include <linux/migrate.h>
+#include <linux/moduleparam.h>
+#include <linux/ptrace.h>
+#include <linux/seq_file.h>
+#include <linux/tracepoint.h>
+#include "compat.h"
+#include "memcg_dirty.h"
+
+enum md_point {
+	MD_P_DIRTIED,
+	MD_P_CLEANED_IO,
+	MD_P_CANCELLED,
+	MD_P_MIGRATED,
+	MD_P_MOVED,
+	MD_P_ONLINE,
+	MD_P_OFFLINE,
+	MD_P_FREE,
+	MD_NR_POINTS,
+};
+
+static DEFINE_PER_CPU(unsigned long, md_hits[MD_NR_POINTS]);
+
+static char *fail_probe;
+module_param(fail_probe, charp, 0400);
+MODULE_PARM_DESC(fail_probe, "selftest aid: act as if this probe point's symbols were absent");
+
+static inline void md_hit(enum md_point p)
+{
+	this_cpu_inc(md_hits[p]);
+}
+
+static inline void *md_arg(struct pt_regs *regs, unsigned int n)
+{
+	return (void *)regs_get_kernel_argument(regs, n);
+}
+
+/* --- became dirty ------------------------------------------------------ */
+
+/*
+ * writeback_dirty_folio fires inside folio_account_dirtied(), under the
+ * i_pages lock after __folio_mark_dirty() found folio->mapping set: exactly
+ * where the kernel decides to count.  It fires before the writeback check.
+ */
+static void md_tp_dirtied(void *data, struct folio *folio,
+			  struct address_space *mapping)
+{
+	md_hit(MD_P_DIRTIED);
+	if (!md_mapping_accounts_dirty(mapping))
+		return;
+	md_account(md_folio_memcg(folio), md_folio_nid(folio),
+		   md_folio_pages(folio), MD_DIRTIED);
+}
+
+/*
+ * Fallback without the tracepoint: the entry of __folio_mark_dirty().  Its
+ * folio->mapping test precedes the kernel's own under the lock, so a
+ * truncation racing an unlocked dirtier can be miscounted.
+ */
+static int md_kp_mark_dirty(struct kprobe *p, struct pt_regs *regs)
+{
+	struct folio *folio = md_arg(regs, 0);
+	struct address_space *mapping = md_arg(regs, 1);
+
+	if (READ_ONCE(folio->mapping))
+		md_tp_dirtied(NULL, folio, mapping);
+	else
+		md_hit(MD_P_DIRTIED);
+	return 0;
+}
+
+/* --- cleaned for writeback I/O ------------------------------------------- */
+
+struct md_clear_io_data {
+	struct folio *folio;
+	bool accounts;
+};
+
+/*
+ * folio_clear_dirty_for_io() returns true both when it cleared an accounted
+ * folio and when it cleared one on a mapping without writeback: decide at
+ * entry which case this is.  The folio is locked throughout, so its mapping,
+ * memcg and node cannot change before the return handler runs.
+ */
+static int md_clear_io_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_clear_io_data *d = (void *)ri->data;
+
+	d->folio = md_arg(regs, 0);
+	d->accounts = md_mapping_accounts_dirty(folio_mapping(d->folio));
+	return 0;
+}
+
+static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_clear_io_data *d = (void *)ri->data;
+
+	md_hit(MD_P_CLEANED_IO);
+	if (d->accounts && regs_return_value(regs))
+		md_account(md_folio_memcg(d->folio), md_folio_nid(d->folio),
+			   -md_folio_pages(d->folio), MD_CLEANED_IO);
+	return 0;
+}
+
+/* --- cancelled (truncate, invalidate) or removed from the cache dirty ---- */
+
+/*
+ * folio_account_cleaned() always decrements.  Callers that cancel clear
+ * PG_dirty first; filemap_unaccount_folio() (removal while dirty, a WARN
+ * in the kernel) leaves it set, which tells the two apart.
+ */
+static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
+{
+	struct folio *folio = md_arg(regs, 0);
+
+	md_hit(MD_P_CANCELLED);
+	md_account(md_folio_memcg(folio), md_folio_nid(folio),
+		   -md_folio_pages(folio),
+		   folio_test_dirty(folio) ? MD_REMOVED_DIRTY : MD_CANCELLED);
+	return 0;
+}
+
+/* --- migration ----------------------------------------------------------- */
+
+struct md_migrate_data {
+	struct address_space *mapping;
+	struct folio *dst, *src;
+};
+
+static int md_migrate_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_migrate_data *d = (void *)ri->data;
+
+	d->mapping = md_arg(regs, 0);
+	d->dst = md_arg(regs, 1);
+	d->src = md_arg(regs, 2);
+	return 0;
+}
+
+/*
+ * On success PG_dirty has moved from src to dst under the i_pages lock and
+ * the kernel moved the count between the nodes' lruvecs of src's memcg
+ * (dst is charged later, by mem_cgroup_migrate()).  Both folios stay locked
+ * until after we return.
+ */
+static int md_migrate_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_migrate_data *d = (void *)ri->data;
+
+	md_hit(MD_P_MIGRATED);
+	if (regs_return_value(regs) != MIGRATEPAGE_SUCCESS ||
+	    !md_mapping_accounts_dirty(d->mapping) || !folio_test_dirty(d->dst))
+		return 0;
+	md_account_migrate(md_folio_memcg(d->src), md_folio_nid(d->src),
+			   md_folio_nid(d->dst), md_folio_pages(d->src));
+	return 0;
+}
+
+/* --- cgroup v1 charge moving ----------------------------------------------- */
+
+struct md_move_data {
+	struct page *page;
+	bool compound;
+	struct mem_cgroup *from, *to;
+};
+
+static int md_move_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_move_data *d = (void *)ri->data;
+
+	d->page = md_arg(regs, 0);
+	d->compound = (unsigned long)md_arg(regs, 1) & 1;
+	d->from = md_arg(regs, 2);
+	d->to = md_arg(regs, 3);
+	return 0;
+}
+
+static int md_move_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_move_data *d = (void *)ri->data;
+	struct folio *folio = page_folio(d->page);
+
+	md_hit(MD_P_MOVED);
+	if (regs_return_value(regs) || folio_test_anon(folio) ||
+	    !folio_test_dirty(folio) ||
+	    !md_mapping_accounts_dirty(folio_mapping(folio)))
+		return 0;
+	md_account_move(d->from, d->to, md_folio_nid(folio),
+			d->compound ? md_folio_pages(folio) : 1);
+	return 0;
+}
+
+/* --- memcg lifecycle ----------------------------------------------------- */
+
+static int md_kp_online(struct kprobe *p, struct pt_regs *regs)
+{
+	md_hit(MD_P_ONLINE);
+	md_memcg_changed();
+	return 0;
+}
+
+static int md_kp_offline(struct kprobe *p, struct pt_regs *regs)
+{
+	md_hit(MD_P_OFFLINE);
+	md_memcg_changed();
+	return 0;
+}
+
+static int md_kp_free(struct kprobe *p, struct pt_regs *regs)
+{
+	struct cgroup_subsys_state *css = md_arg(regs, 0);
+
+	md_hit(MD_P_FREE);
+	md_memcg_freed(mem_cgroup_from_css(css));
+	return 0;
+}
+
+/* --- the table ----------------------------------------------------------- */
+
+enum md_kind { MD_KPROBE, MD_KRETPROBE, MD_TRACEPOINT };
+static const char * const md_kind_names[] = { "kprobe", "kretprobe", "tracepoint" };
+
+struct md_variant {
+	const char *symbol;
+	enum md_kind kind;
+	kprobe_pre_handler_t pre;
+	kretprobe_handler_t entry, ret;
+	size_t data_size;
+	void *tp_probe;
+};
+
+struct md_probe {
+	const char *point;
+	bool required;
+	const struct md_variant *variants;	/* terminated by a NULL symbol */
+	/* state */
+	const struct md_variant *used;		/* NULL: not attached */
+	int err;
+	struct kretprobe krp;			/* .kp alone for kprobes */
+	struct tracepoint *tp;
+};
+
+#define MD_KP(sym, fn)		{ .symbol = sym, .kind = MD_KPROBE, .pre = fn }
+#define MD_KRP(sym, e, r, t)	{ .symbol = sym, .kind = MD_KRETPROBE, .entry = e, \
+				  .ret = r, .data_size = sizeof(t) }
+#define MD_TP(name, fn)		{ .symbol = name, .kind = MD_TRACEPOINT, .tp_probe = fn }
+
+static const struct md_variant md_v_dirtied[] = {
+	MD_TP("writeback_dirty_folio", md_tp_dirtied),
+	MD_KP("__folio_mark_dirty", md_kp_mark_dirty),
+	{ }
+};
+static const struct md_variant md_v_cleaned_io[] = {
+	MD_KRP("folio_clear_dirty_for_io", md_clear_io_entry, md_clear_io_ret,
+	       struct md_clear_io_data),
+	{ }
+};
+static const struct md_variant md_v_cancelled[] = {
+	MD_KP("folio_account_cleaned", md_kp_cleaned),
+	{ }
+};
+static const struct md_variant md_v_migrated[] = {
+	/* 6.12+: the static worker that the main migration path calls */
+	MD_KRP("__folio_migrate_mapping", md_migrate_entry, md_migrate_ret,
+	       struct md_migrate_data),
+	MD_KRP("folio_migrate_mapping", md_migrate_entry, md_migrate_ret,
+	       struct md_migrate_data),
+	{ }
+};
+static const struct md_variant md_v_moved[] = {
+	/* cgroup v1 only; gone in 6.13 */
+	MD_KRP("mem_cgroup_move_account", md_move_entry, md_move_ret,
+	       struct md_move_data),
+	{ }
+};
+static const struct md_variant md_v_online[] = {
+	MD_KP("mem_cgroup_css_online", md_kp_online), { }
+};
+static const struct md_variant md_v_offline[] = {
+	MD_KP("mem_cgroup_css_offline", md_kp_offline), { }
+};
+static const struct md_variant md_v_free[] = {
+	MD_KP("mem_cgroup_css_free", md_kp_free), { }
+};
+
+static struct md_probe md_probes[MD_NR_POINTS] = {
+	[MD_P_DIRTIED]	  = { "dirtied", true, md_v_dirtied },
+	[MD_P_CLEANED_IO] = { "cleaned_io", true, md_v_cleaned_io },
+	[MD_P_CANCELLED]  = { "cancelled", true, md_v_cancelled },
+	[MD_P_MIGRATED]	  = { "migrated", true, md_v_migrated },
+	[MD_P_MOVED]	  = { "moved", false, md_v_moved },
+	[MD_P_ONLINE]	  = { "memcg_online", false, md_v_online },
+	[MD_P_OFFLINE]	  = { "memcg_offline", false, md_v_offline },
+	/* without it a freed memcg's address could alias a new one's entry */
+	[MD_P_FREE]	  = { "memcg_free", true, md_v_free },
+};
+
+struct md_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void md_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct md_tp_lookup *l = priv;
+
+	if (!strcmp(tp->name, l->name))
+		l->tp = tp;
+}
+
+static int md_attach(struct md_probe *p, const struct md_variant *v)
+{
+	struct md_tp_lookup l = { .name = v->symbol };
+	int ret;
+
+	memset(&p->krp, 0, sizeof(p->krp));
+	switch (v->kind) {
+	case MD_TRACEPOINT:
+		for_each_kernel_tracepoint(md_tp_match, &l);
+		if (!l.tp)
+			return -ENOENT;
+		ret = tracepoint_probe_register(l.tp, v->tp_probe, NULL);
+		if (!ret)
+			p->tp = l.tp;
+		return ret;
+	case MD_KPROBE:
+		p->krp.kp.symbol_name = v->symbol;
+		p->krp.kp.pre_handler = v->pre;
+		return register_kprobe(&p->krp.kp);
+	case MD_KRETPROBE:
+		p->krp.kp.symbol_name = v->symbol;
+		p->krp.entry_handler = v->entry;
+		p->krp.handler = v->ret;
+		p->krp.data_size = v->data_size;
+		/* these may sleep (folio_mkclean): room for many in flight */
+		p->krp.maxactive = max_t(int, 64, 16 * num_possible_cpus());
+		return register_kretprobe(&p->krp);
+	}
+	return -EINVAL;
+}
+
+static void md_detach(struct md_probe *p)
+{
+	const struct md_variant *v = p->used;
+
+	if (!v)
+		return;
+	switch (v->kind) {
+	case MD_TRACEPOINT:
+		tracepoint_probe_unregister(p->tp, v->tp_probe, NULL);
+		break;
+	case MD_KPROBE:
+		unregister_kprobe(&p->krp.kp);
+		break;
+	case MD_KRETPROBE:
+		unregister_kretprobe(&p->krp);
+		break;
+	}
+	p->used = NULL;
+}
+
+int md_probes_register(void)
+{
+	const struct md_variant *v;
+	struct md_probe *p;
+	int ret;
+
+	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++) {
+		p->err = -ENOENT;
+		for (v = p->variants; v->symbol; v++) {
+			if (fail_probe && !strcmp(fail_probe, p->point))
+				continue;
+			p->err = md_attach(p, v);
+			if (p->err != -ENOENT)
+				break;
+		}
+		if (!p->err) {
+			p->used = v;
+			continue;
+		}
+		if (p->required) {
+			pr_err("required probe point %s could not attach (%s): %d\n",
+			       p->point, v->symbol ?: p->variants[0].symbol, p->err);
+			ret = p->err;
+			md_probes_unregister();
+			return ret;
+		}
+		pr_warn("optional probe point %s not attached: %d\n", p->point, p->err);
+	}
+	return 0;
+}
+
+void md_probes_unregister(void)
+{
+	struct md_probe *p;
+
+	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++)
+		md_detach(p);
+	tracepoint_synchronize_unregister();
+}
+
+static unsigned long md_probe_missed(struct md_probe *p)
+{
+	if (!p->used || p->used->kind == MD_TRACEPOINT)
+		return 0;
+	return p->krp.kp.nmissed + p->krp.nmissed;
+}
+
+unsigned long md_probes_missed(void)
+{
+	unsigned long missed = 0;
+	int i;
+
+	for (i = 0; i < MD_NR_POINTS; i++)
+		missed += md_probe_missed(&md_probes[i]);
+	return missed;
+}
+
+void md_probes_show(struct seq_file *m)
+{
+	unsigned long hits;
+	struct md_probe *p;
+	int i, cpu;
+
+	seq_puts(m, "point symbol type status hits missed\n");
+	for (i = 0; i < MD_NR_POINTS; i++) {
+		p = &md_probes[i];
+		hits = 0;
+		for_each_possible_cpu(cpu)
+			hits += per_cpu(md_hits[i], cpu);
+		if (p->used)
+			seq_printf(m, "%s %s %s attached %lu %lu\n", p->point,
+				   p->used->symbol, md_kind_names[p->used->kind],
+				   hits, md_probe_missed(p));
+		else
+			seq_printf(m, "%s %s %s error:%d 0 0\n", p->point,
+				   p->variants[0].symbol,
+				   md_kind_names[p->variants[0].kind], p->err);
+	}
+}

@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the memcg_dirty selftests: POSIX sh, so busybox ash runs
+# them in the test VM and any /bin/sh on a real machine.  TAP output; exit 4
+# (kselftest's SKIP) when the machine cannot run a test, with the reason.
+
+MD=/sys/kernel/debug/memcg_dirty
+CG=/sys/fs/cgroup
+KSFT_SKIP=4
+md_n=0
+md_failed=0
+
+md_ok() { md_n=$((md_n + 1)); echo "ok $md_n - $*"; }
+md_not_ok() { md_n=$((md_n + 1)); md_failed=$((md_failed + 1)); echo "not ok $md_n - $*"; }
+md_skip() { md_n=$((md_n + 1)); echo "ok $md_n - $1 # SKIP $2"; }
+md_diag() { echo "# $*"; }
+
+# md_check DESCRIPTION COMMAND...: one TAP line from a command's status.
+md_check() {
+	md_desc=$1
+	shift
+	if "$@"; then md_ok "$md_desc"; else md_not_ok "$md_desc"; fi
+}
+
+# md_eq DESCRIPTION EXPECTED ACTUAL
+md_eq() {
+	if [ "$2" = "$3" ]; then
+		md_ok "$1 ($3)"
+	else
+		md_not_ok "$1: expected '$2', got '$3'"
+	fi
+}
+
+md_skip_all() { echo "1..0 # SKIP $*"; exit $KSFT_SKIP; }
+
+md_finish() {
+	echo "1..$md_n"
+	[ "$md_failed" -eq 0 ] || exit 1
+	exit 0
+}
+
+md_require_root() {
+	[ "$(id -u)" = 0 ] || md_skip_all "must run as root"
+}
+
+md_require_debugfs() {
+	[ -d /sys/kernel/debug/tracing ] || [ -n "$(ls -A /sys/kernel/debug 2>/dev/null)" ] ||
+		mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null ||
+		md_skip_all "debugfs is not mounted and cannot be mounted"
+}
+
+md_require_cgroup2_memory() {
+	grep -qw memory "$CG/cgroup.controllers" 2>/dev/null ||
+		md_skip_all "no cgroup v2 memory controller at $CG"
+	grep -qw memory "$CG/cgroup.subtree_control" ||
+		echo +memory > "$CG/cgroup.subtree_control" ||
+		md_skip_all "cannot enable the memory controller in $CG"
+}
+
+# A block-backed filesystem: tmpfs pages are not dirty-accounted.
+md_require_disk() {
+	MD_FS=${MEMCG_DIRTY_EXT4:-${MEMCG_DIRTY_DIR:-}}
+	[ -n "$MD_FS" ] && [ -d "$MD_FS" ] ||
+		md_skip_all "set MEMCG_DIRTY_DIR to a directory on a disk filesystem (ext4, xfs)"
+	MD_WORK=$MD_FS/md_selftest.$$
+	mkdir -p "$MD_WORK" || md_skip_all "cannot write to $MD_FS"
+}
+
+# Load the module unless it is loaded: from $MEMCG_DIRTY_KO, else modprobe.
+md_load() {
+	[ -d "$MD" ] && return 0
+	if [ -n "${MEMCG_DIRTY_KO:-}" ]; then
+		insmod "$MEMCG_DIRTY_KO" "$@"
+	else
+		modprobe memcg_dirty "$@"
+	fi
+}
+
+md_require_module() {
+	md_load 2>/dev/null || md_skip_all "memcg_dirty cannot be loaded (set MEMCG_DIRTY_KO or install it with dkms)"
+	[ -d "$MD" ] || md_skip_all "memcg_dirty loaded but $MD is missing"
+}
+
+md_unload() {
+	[ -d /sys/module/memcg_dirty ] || return 0
+	rmmod memcg_dirty
+}
+
+# md_stat DIR KEY: a value from cgroups/DIR/stat ("" for the root memcg).
+md_stat() {
+	awk -v k="$2" '$1 == k { print $2 }' "$MD/cgroups/$1/stat"
+}
+
+# md_probe_hits POINT
+md_probe_hits() {
+	awk -v p="$1" '$1 == p { print $5 }' "$MD/probes"
+}
+
+# md_wait_dir DIR: the cgroups/ mirror is built by deferred work.
+md_wait_dir() {
+	cat "$MD/summary" > /dev/null
+	i=0
+	while [ ! -e "$MD/cgroups/$1/stat" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -e "$MD/cgroups/$1/stat" ]
+}
+
+# md_mkcg NAME...: cgroups under the root, memory enabled for nested ones.
+md_mkcg() {
+	for c in "$@"; do
+		mkdir -p "$CG/$c" || return 1
+		p=$(dirname "$c")
+		[ "$p" = . ] || grep -qw memory "$CG/$p/cgroup.subtree_control" ||
+			echo +memory > "$CG/$p/cgroup.subtree_control"
+	done
+}
+
+# md_rmcg NAME...: deepest first; moves any stray task to the root first.
+md_rmcg() {
+	for c in "$@"; do
+		[ -d "$CG/$c" ] || continue
+		for t in $(cat "$CG/$c/cgroup.procs" 2>/dev/null); do
+			echo "$t" > "$CG/cgroup.procs" 2>/dev/null
+		done
+		rmdir "$CG/$c" 2>/dev/null
+	done
+}
+
+# md_in_cg CGROUP COMMAND...: run a command inside a cgroup, wait for it.
+md_in_cg() {
+	md_cg=$1
+	shift
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/$md_cg" "$@"
+}
+
+# md_dmesg_clean: no kernel warning since the test started (dmesg -c'd).
+md_dmesg_clean() {
+	! dmesg | grep -Eq 'WARNING:|BUG:|Oops|Call Trace|general protection|lockup|stall'
+}
