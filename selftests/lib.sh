@@ -138,3 +138,52 @@ md_in_cg() {
 md_dmesg_clean() {
 	! dmesg | grep -Eq 'WARNING:|BUG:|Oops|Call Trace|general protection|lockup|stall'
 }
+
+# md_hold_writeback: keep dirty pages dirty (no periodic or background
+# writeback) until md_release_writeback; restored on exit.
+md_hold_writeback() {
+	md_saved_wb="$(cat /proc/sys/vm/dirty_writeback_centisecs) $(cat /proc/sys/vm/dirty_expire_centisecs) $(cat /proc/sys/vm/dirty_background_ratio) $(cat /proc/sys/vm/dirty_ratio)"
+	echo 0 > /proc/sys/vm/dirty_writeback_centisecs
+	echo 360000 > /proc/sys/vm/dirty_expire_centisecs
+	echo 1073741824 > /proc/sys/vm/dirty_bytes
+	echo 805306368 > /proc/sys/vm/dirty_background_bytes
+	trap md_release_writeback EXIT
+}
+
+md_release_writeback() {
+	[ -n "${md_saved_wb:-}" ] || return 0
+	set -- $md_saved_wb
+	echo "$1" > /proc/sys/vm/dirty_writeback_centisecs
+	echo "$2" > /proc/sys/vm/dirty_expire_centisecs
+	echo "$3" > /proc/sys/vm/dirty_background_ratio
+	echo "$4" > /proc/sys/vm/dirty_ratio
+	md_saved_wb=
+}
+
+# md_agree DIR: ledger equals the kernel's local counter, in total and per
+# node; prints the differing keys on failure.
+md_agree() {
+	awk '
+	{ v[$1] = $2 }
+	END {
+		bad = 0
+		if (v["dirty"] != v["kernel_dirty"]) { print "# " d ": dirty " v["dirty"] " kernel " v["kernel_dirty"]; bad = 1 }
+		for (k in v) if (k ~ /^dirty_node/) {
+			kk = "kernel_" k
+			if (v[k] != v[kk]) { print "# " d ": " k " " v[k] " " kk " " v[kk]; bad = 1 }
+		}
+		exit bad
+	}' d="$1" "$MD/cgroups/$1/stat"
+}
+
+# md_delta DIR: |ledger - kernel| for the local value.
+md_delta() {
+	awk '{ v[$1] = $2 } END { d = v["dirty"] - v["kernel_dirty"]; print d < 0 ? -d : d }' "$MD/cgroups/$1/stat"
+}
+
+md_running() {
+	for p in "$@"; do
+		kill -0 "$p" 2>/dev/null && return 0
+	done
+	return 1
+}

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mdfile: the file operations the memcg_dirty selftests need, each one a
+ * distinct path through the kernel's dirty accounting.  Built statically so
+ * that it runs in the busybox test VM.
+ *
+ *   mdfile write   FILE PAGES        buffered pwrite of PAGES fresh pages
+ *   mdfile mmap    FILE PAGES        shared mapping, store to every page, msync
+ *   mdfile mmapnosync FILE PAGES     shared mapping, store to every page, no msync
+ *   mdfile fsync   FILE PAGES        buffered write, then fsync
+ *   mdfile dontneed FILE             posix_fadvise(DONTNEED) over the file
+ *   mdfile direct  FILE PAGES        O_DIRECT write over the first PAGES pages
+ *   mdfile migrate FILE NODE         map the file, move_pages() it to NODE;
+ *                                    prints "moved N of M"
+ *   mdfile nodes   FILE              prints "nodeN=COUNT" for the mapped pages
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MPOL_MF_MOVE (1 << 1)
+
+static long page_size;
+
+static void die(const char *what, const char *file)
+{
+	fprintf(stderr, "mdfile: %s %s: %s\n", what, file, strerror(errno));
+	exit(1);
+}
+
+static long parse_count(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < 0) {
+		fprintf(stderr, "mdfile: '%s' is not a count\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static void do_write(const char *file, long pages, int sync)
+{
+	char *buf = malloc(page_size);
+	int fd = open(file, O_WRONLY | O_CREAT, 0644);
+	long i;
+
+	if (fd < 0 || !buf)
+		die("open", file);
+	memset(buf, 0x5a, page_size);
+	for (i = 0; i < pages; i++)
+		if (pwrite(fd, buf, page_size, i * page_size) != page_size)
+			die("pwrite", file);
+	if (sync && fsync(fd))
+		die("fsync", file);
+	close(fd);
+	free(buf);
+}
+
+static char *map_file(const char *file, long pages, int prot, int *fdp)
+{
+	int fd = open(file, O_RDWR | O_CREAT, 0644);
+	char *p;
+
+	if (fd < 0)
+		die("open", file);
+	if (pages < 0) {
+		struct stat st;
+
+		if (fstat(fd, &st))
+			die("stat", file);
+		pages = st.st_size / page_size;
+	} else if (ftruncate(fd, pages * page_size)) {
+		die("ftruncate", file);
+	}
+	p = mmap(NULL, pages * page_size, prot, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap", file);
+	*fdp = fd;
+	return p;
+}
+
+static void do_mmap(const char *file, long pages, int msync_it)
+{
+	int fd;
+	char *p = map_file(file, pages, PROT_READ | PROT_WRITE, &fd);
+	long i;
+
+	for (i = 0; i < pages; i++)
+		p[i * page_size] = 0x6b;
+	if (msync_it && msync(p, pages * page_size, MS_SYNC))
+		die("msync", file);
+	munmap(p, pages * page_size);
+	close(fd);
+}
+
+static void do_dontneed(const char *file)
+{
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0)
+		die("open", file);
+	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (errno)
+		die("fadvise", file);
+	close(fd);
+}
+
+static void do_direct(const char *file, long pages)
+{
+	int fd = open(file, O_WRONLY | O_DIRECT);
+	void *buf;
+	long i;
+
+	if (fd < 0)
+		die("open O_DIRECT", file);
+	if (posix_memalign(&buf, page_size, page_size))
+		die("posix_memalign", file);
+	memset(buf, 0x3c, page_size);
+	for (i = 0; i < pages; i++)
+		if (pwrite(fd, buf, page_size, i * page_size) != page_size)
+			die("pwrite O_DIRECT", file);
+	close(fd);
+	free(buf);
+}
+
+/* Fault in every page of the file read-only; returns the page addresses. */
+static void **map_pages(const char *file, long *countp)
+{
+	struct stat st;
+	void **addrs;
+	char *p;
+	long i, n;
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st))
+		die("open", file);
+	n = st.st_size / page_size;
+	p = mmap(NULL, n * page_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap", file);
+	addrs = calloc(n, sizeof(*addrs));
+	if (!addrs)
+		die("calloc", file);
+	for (i = 0; i < n; i++) {
+		addrs[i] = p + i * page_size;
+		(void)*(volatile char *)addrs[i];
+	}
+	*countp = n;
+	return addrs;
+}
+
+static void do_migrate(const char *file, int node)
+{
+	long i, n, moved = 0;
+	void **addrs = map_pages(file, &n);
+	int *nodes = calloc(n, sizeof(int)), *status = calloc(n, sizeof(int));
+
+	if (!nodes || !status)
+		die("calloc", file);
+	for (i = 0; i < n; i++)
+		nodes[i] = node;
+	if (syscall(SYS_move_pages, 0, n, addrs, nodes, status, MPOL_MF_MOVE) < 0)
+		die("move_pages", file);
+	for (i = 0; i < n; i++)
+		moved += status[i] == node;
+	printf("moved %ld of %ld\n", moved, n);
+}
+
+static void do_nodes(const char *file)
+{
+	long i, n, count[64] = { 0 };
+	void **addrs = map_pages(file, &n);
+	int *status = calloc(n, sizeof(int));
+
+	if (!status)
+		die("calloc", file);
+	if (syscall(SYS_move_pages, 0, n, addrs, NULL, status, 0) < 0)
+		die("move_pages", file);
+	for (i = 0; i < n; i++)
+		if (status[i] >= 0 && status[i] < 64)
+			count[status[i]]++;
+	for (i = 0; i < 64; i++)
+		if (count[i])
+			printf("node%ld=%ld\n", i, count[i]);
+}
+
+int main(int argc, char **argv)
+{
+	page_size = sysconf(_SC_PAGESIZE);
+	if (argc == 4 && !strcmp(argv[1], "write"))
+		do_write(argv[2], parse_count(argv[3]), 0);
+	else if (argc == 4 && !strcmp(argv[1], "fsync"))
+		do_write(argv[2], parse_count(argv[3]), 1);
+	else if (argc == 4 && !strcmp(argv[1], "mmap"))
+		do_mmap(argv[2], parse_count(argv[3]), 1);
+	else if (argc == 4 && !strcmp(argv[1], "mmapnosync"))
+		do_mmap(argv[2], parse_count(argv[3]), 0);
+	else if (argc == 3 && !strcmp(argv[1], "dontneed"))
+		do_dontneed(argv[2]);
+	else if (argc == 4 && !strcmp(argv[1], "direct"))
+		do_direct(argv[2], parse_count(argv[3]));
+	else if (argc == 4 && !strcmp(argv[1], "migrate"))
+		do_migrate(argv[2], (int)parse_count(argv[3]));
+	else if (argc == 3 && !strcmp(argv[1], "nodes"))
+		do_nodes(argv[2]);
+	else {
+		fprintf(stderr, "usage: mdfile write|fsync|mmap|mmapnosync FILE PAGES | dontneed FILE |\n"
+				"       direct FILE PAGES | migrate FILE NODE | nodes FILE\n");
+		return 2;
+	}
+	return 0;
+}
