@@ -91,7 +91,7 @@ long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid)
 	return sum;
 }
 #else
-#error "memcg_dirty: reading the per-memcg dirty counter needs an rstat flush from 6.6 on; not implemented"
+#error "memcg_dirty: from 6.6 the per-memcg counter needs an rstat flush: not implemented"
 #endif
 
 long md_kernel_dirty_global(void)

@@ -11,11 +11,14 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/utsname.h>
 #include "compat.h"
 #include "memcg_dirty.h"
 
 #define MD_MODE_RO	0400
+#define MD_MODE_WO	0200
+#define MD_CMD_MAX	64
 
 static struct dentry *md_root_dir;
 static struct dentry *md_cgroups_dir;
@@ -70,6 +73,7 @@ static int md_stat_show(struct seq_file *m, void *v)
 	/* A folio dirtied while uncharged has no cgroup: counted at the root. */
 	seq_printf(m, "dirtied_uncharged %ld\n",
 		   memcg == md_root_memcg() ? md_uncharged_total() : 0);
+	seq_printf(m, "synced %d\n", READ_ONCE(e->synced));
 	md_memcg_put(memcg);
 	return 0;
 }
@@ -112,7 +116,7 @@ static int md_summary_open(struct inode *inode, struct file *file)
 
 	if (!path)
 		return -ENOMEM;
-	md_reconcile();		/* so that cgroups/ matches what is listed */
+	md_reconcile(false);	/* so that cgroups/ matches what is listed */
 	ret = single_open_size(file, md_summary_show, path, 64 * 1024);
 	if (ret)
 		kfree(path);
@@ -133,6 +137,41 @@ static const struct file_operations md_summary_fops = {
 	.release	= md_summary_release,
 };
 
+/*
+ * control: "scan" runs the page scan now, "resync" retries the starting
+ * point of unsynced entries.  Anything else is -EINVAL, nothing done.
+ */
+static ssize_t md_control_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	char buf[MD_CMD_MAX], *cmd;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	cmd = strim(buf);
+	if (!strcmp(cmd, "scan")) {
+		mutex_lock(&md_mutex);
+		md_scan();
+		mutex_unlock(&md_mutex);
+	} else if (!strcmp(cmd, "resync")) {
+		md_resync();
+	} else {
+		pr_warn_ratelimited("control: unknown command (scan, resync)\n");
+		return -EINVAL;
+	}
+	return len;
+}
+
+static const struct file_operations md_control_fops = {
+	.owner	= THIS_MODULE,
+	.open	= simple_open,
+	.write	= md_control_write,
+	.llseek	= no_llseek,
+};
+
 static int md_probes_file_show(struct seq_file *m, void *v)
 {
 	md_probes_show(m);
@@ -147,6 +186,12 @@ static int md_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "hierarchy %s\n", md_cgroup_v1() ? "v1" : "v2");
 	seq_printf(m, "nodes %u\n", nr_node_ids);
 	seq_printf(m, "lost_events %ld\n", md_lost_total());
+	mutex_lock(&md_mutex);
+	seq_printf(m, "scans %llu\n", md_last_scan.count);
+	seq_printf(m, "scan_ms %llu\n", div_u64(md_last_scan.duration_ns, NSEC_PER_MSEC));
+	seq_printf(m, "scan_dirty %ld\nscan_busy %ld\nscan_uncharged %ld\n",
+		   md_last_scan.dirty, md_last_scan.busy, md_last_scan.uncharged);
+	mutex_unlock(&md_mutex);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_version);
@@ -241,6 +286,7 @@ int md_debugfs_init(void)
 	debugfs_create_file("version", MD_MODE_RO, md_root_dir, NULL, &md_version_fops);
 	debugfs_create_file("probes", MD_MODE_RO, md_root_dir, NULL, &md_probes_file_fops);
 	debugfs_create_file("summary", MD_MODE_RO, md_root_dir, NULL, &md_summary_fops);
+	debugfs_create_file("control", MD_MODE_WO, md_root_dir, NULL, &md_control_fops);
 	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);
 	return 0;
 }

@@ -56,9 +56,12 @@ static struct md_entry *md_entry_alloc(void)
 {
 	struct md_entry *e;
 
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	e = kzalloc(struct_size(e, arrays, 2 * nr_node_ids), GFP_KERNEL);
 	if (!e)
 		return NULL;
+	e->base = e->arrays;
+	e->scan = e->arrays + nr_node_ids;
+	e->synced = true;	/* born after the load: no pages before its events */
 	e->pcpu = __alloc_percpu(struct_size(e->pcpu, dirty, nr_node_ids),
 				 __alignof__(long));
 	if (!e->pcpu) {
@@ -140,6 +143,17 @@ static struct md_entry *md_entry_get(struct mem_cgroup *memcg, bool probe)
 	return e;
 }
 
+/* Process context, @memcg pinned: from the pool, never allocating. */
+struct md_entry *md_entry_find(struct mem_cgroup *memcg)
+{
+	struct md_entry *e;
+
+	rcu_read_lock();
+	e = md_entry_get(memcg, false);
+	rcu_read_unlock();
+	return e;
+}
+
 /* Process context: like md_entry_get() but allocating when needed. */
 struct md_entry *md_entry_ensure(struct mem_cgroup *memcg)
 {
@@ -217,9 +231,26 @@ static long md_sum_cpus(long __percpu *p)
 	return sum;
 }
 
+/* The ledger's value: the starting point plus every event since. */
 long md_entry_dirty(struct md_entry *e, int nid)
 {
+	return READ_ONCE(e->base[nid]) + md_entry_events_dirty(e, nid);
+}
+
+long md_entry_events_dirty(struct md_entry *e, int nid)
+{
 	return md_sum_cpus(&e->pcpu->dirty[nid]);
+}
+
+/* Moves on every event of this memcg: the quiescence test of the checks. */
+long md_entry_seq(struct md_entry *e)
+{
+	long seq = 0;
+	int ev;
+
+	for (ev = 0; ev < MD_NR_EVENTS; ev++)
+		seq += md_entry_event(e, ev);
+	return seq;
 }
 
 long md_entry_event(struct md_entry *e, enum md_event ev)
@@ -280,7 +311,7 @@ void md_memcg_changed(void)
 		queue_work(system_unbound_wq, &md_work);
 }
 
-static void md_list_fresh(void)
+void md_list_fresh(void)
 {
 	struct llist_node *fresh = llist_del_all(&md_fresh);
 	struct md_entry *e, *tmp;
@@ -293,8 +324,10 @@ static void md_list_fresh(void)
  * Bring the ledger's list and the debugfs tree in line with the memory
  * cgroup hierarchy: entries and directories for every memcg (dying ones
  * renamed NAME@ID), and freed memcgs' entries removed.  Process context.
+ * With @unsync (at load, after the probes are armed) every memcg found is
+ * marked unsynced: it may have had dirty pages before the probes saw them.
  */
-void md_reconcile(void)
+void md_reconcile(bool unsync)
 {
 	struct mem_cgroup *root = md_root_memcg();
 	struct mem_cgroup *pos = NULL, *next;
@@ -328,6 +361,8 @@ void md_reconcile(void)
 		md_list_fresh();
 		if (!e)
 			continue;
+		if (unsync)
+			WRITE_ONCE(e->synced, false);
 		if (!e->dir)
 			md_debugfs_entry_dir(e, pos == root ? NULL :
 					     md_entry_lookup(md_memcg_parent(pos)), pos);
@@ -345,7 +380,30 @@ void md_reconcile(void)
 
 static void md_work_fn(struct work_struct *work)
 {
-	md_reconcile();
+	md_reconcile(false);
+}
+
+/* Retry resynchronisation with backoff while any entry is unsynced. */
+static void md_resync_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(md_resync_work, md_resync_fn);
+static unsigned int md_resync_delay = 1;
+
+static void md_resync_fn(struct work_struct *work)
+{
+	if (!md_resync()) {
+		md_resync_delay = 1;
+		return;
+	}
+	md_resync_delay = min(md_resync_delay * 2, 32U);
+	if (!READ_ONCE(md_stopping))
+		queue_delayed_work(system_unbound_wq, &md_resync_work,
+				   md_resync_delay * HZ);
+}
+
+void md_resync_kick(void)
+{
+	if (!READ_ONCE(md_stopping))
+		mod_delayed_work(system_unbound_wq, &md_resync_work, 0);
 }
 
 int md_ledger_init(void)
@@ -359,6 +417,7 @@ int md_ledger_init(void)
 void md_ledger_stop(void)
 {
 	WRITE_ONCE(md_stopping, true);
+	cancel_delayed_work_sync(&md_resync_work);
 	cancel_work_sync(&md_work);
 }
 

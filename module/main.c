@@ -32,7 +32,9 @@ static int __init md_init(void)
 	ret = md_probes_register();
 	if (ret)
 		goto out_debugfs;
-	md_reconcile();
+	/* Every memcg that exists now may hold pages dirtied before we looked. */
+	md_reconcile(true);
+	md_resync_kick();
 	pr_info("%s loaded, auditing the %s memory cgroup hierarchy\n",
 		MEMCG_DIRTY_VERSION, md_cgroup_v1() ? "v1" : "v2");
 	return 0;

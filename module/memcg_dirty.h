@@ -52,10 +52,32 @@ struct md_entry {
 	u64 cgid;
 	bool dead;			/* memcg freed: unhashed, dir going */
 	bool renamed;			/* dir renamed to NAME@ID once dying */
+	/*
+	 * False while the ledger's starting point is unknown: the memcg
+	 * existed when the module loaded and may have had dirty pages then.
+	 * md_resync() sets base[] from a quiescent scan.
+	 */
+	bool synced;
+	long seq0;			/* event sequence before the last scan */
 	struct md_pcpu __percpu *pcpu;
 	struct dentry *dir;		/* cgroups/... directory, or NULL */
-	struct rcu_head rcu;
+	long *base;			/* per node: dirty pages before the events */
+	long *scan;			/* per node: last page scan (md_mutex) */
+	long arrays[];			/* base and scan */
 };
+
+/* The last page scan, system-wide figures (md_mutex). */
+struct md_scan_info {
+	u64 count;			/* scans so far */
+	u64 when_ns;			/* ktime_get_ns() at the end */
+	u64 duration_ns;
+	long dirty;			/* dirty accounted pages seen */
+	long busy;			/* dirty folios locked by someone: skipped */
+	long uncharged;			/* dirty pages charged to no memcg */
+	long unattributed;		/* memcg had no entry and the pool was empty */
+};
+
+extern struct md_scan_info md_last_scan;
 
 /* ledger.c */
 int md_ledger_init(void);
@@ -73,11 +95,16 @@ void md_memcg_changed(void);
 struct md_entry *md_entry_lookup(struct mem_cgroup *memcg);
 struct md_entry *md_entry_ensure(struct mem_cgroup *memcg);
 struct mem_cgroup *md_entry_pin(struct md_entry *e);
+struct md_entry *md_entry_find(struct mem_cgroup *memcg);
 long md_entry_dirty(struct md_entry *e, int nid);
+long md_entry_events_dirty(struct md_entry *e, int nid);
+long md_entry_seq(struct md_entry *e);
+void md_list_fresh(void);
 long md_entry_event(struct md_entry *e, enum md_event ev);
 long md_uncharged_total(void);
 long md_lost_total(void);
-void md_reconcile(void);
+void md_reconcile(bool unsync);
+void md_resync_kick(void);
 extern struct mutex md_mutex;
 extern struct list_head md_entries;
 
@@ -94,6 +121,10 @@ void md_memcg_put(struct mem_cgroup *memcg);
 bool md_memcg_tryget(struct mem_cgroup *memcg);
 int md_memcg_path(struct mem_cgroup *memcg, char *buf, size_t len);
 bool md_cgroup_v1(void);
+
+/* scan.c */
+void md_scan(void);
+int md_resync(void);
 
 /* probes.c */
 int md_probes_register(void);

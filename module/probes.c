@@ -259,15 +259,18 @@ static const struct md_variant md_v_dirtied[] = {
 	MD_KP("__folio_mark_dirty", md_kp_mark_dirty),
 	{ }
 };
+
 static const struct md_variant md_v_cleaned_io[] = {
 	MD_KRP("folio_clear_dirty_for_io", md_clear_io_entry, md_clear_io_ret,
 	       struct md_clear_io_data),
 	{ }
 };
+
 static const struct md_variant md_v_cancelled[] = {
 	MD_KP("folio_account_cleaned", md_kp_cleaned),
 	{ }
 };
+
 static const struct md_variant md_v_migrated[] = {
 	/* 6.12+: the static worker that the main migration path calls */
 	MD_KRP("__folio_migrate_mapping", md_migrate_entry, md_migrate_ret,
@@ -276,18 +279,22 @@ static const struct md_variant md_v_migrated[] = {
 	       struct md_migrate_data),
 	{ }
 };
+
 static const struct md_variant md_v_moved[] = {
 	/* cgroup v1 only; gone in 6.13 */
 	MD_KRP("mem_cgroup_move_account", md_move_entry, md_move_ret,
 	       struct md_move_data),
 	{ }
 };
+
 static const struct md_variant md_v_online[] = {
 	MD_KP("mem_cgroup_css_online", md_kp_online), { }
 };
+
 static const struct md_variant md_v_offline[] = {
 	MD_KP("mem_cgroup_css_offline", md_kp_offline), { }
 };
+
 static const struct md_variant md_v_free[] = {
 	MD_KP("mem_cgroup_css_free", md_kp_free), { }
 };

@@ -4,7 +4,14 @@
 # (kselftest's SKIP) when the machine cannot run a test, with the reason.
 
 MD=/sys/kernel/debug/memcg_dirty
+# The memory hierarchy: cgroup v2 at /sys/fs/cgroup, or v1's memory controller.
 CG=/sys/fs/cgroup
+MD_CGV=2
+if [ ! -e "$CG/cgroup.controllers" ] && [ -e "$CG/memory/cgroup.procs" ]; then
+	CG=/sys/fs/cgroup/memory
+	MD_CGV=1
+fi
+PATH=$PATH:$(cd "$(dirname "$0")" && pwd)/../build/helpers
 KSFT_SKIP=4
 md_n=0
 md_failed=0
@@ -49,6 +56,7 @@ md_require_debugfs() {
 }
 
 md_require_cgroup2_memory() {
+	[ "$MD_CGV" = 2 ] || md_skip_all "needs the cgroup v2 memory controller (this machine mounts v1)"
 	grep -qw memory "$CG/cgroup.controllers" 2>/dev/null ||
 		md_skip_all "no cgroup v2 memory controller at $CG"
 	grep -qw memory "$CG/cgroup.subtree_control" ||
@@ -97,9 +105,9 @@ md_probe_hits() {
 
 # md_wait_dir DIR: the cgroups/ mirror is built by deferred work.
 md_wait_dir() {
-	cat "$MD/summary" > /dev/null
 	i=0
 	while [ ! -e "$MD/cgroups/$1/stat" ] && [ $i -lt 50 ]; do
+		cat "$MD/summary" > /dev/null
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -111,7 +119,7 @@ md_mkcg() {
 	for c in "$@"; do
 		mkdir -p "$CG/$c" || return 1
 		p=$(dirname "$c")
-		[ "$p" = . ] || grep -qw memory "$CG/$p/cgroup.subtree_control" ||
+		[ "$MD_CGV" = 1 ] || [ "$p" = . ] || grep -qw memory "$CG/$p/cgroup.subtree_control" ||
 			echo +memory > "$CG/$p/cgroup.subtree_control"
 	done
 }
@@ -186,4 +194,26 @@ md_running() {
 		kill -0 "$p" 2>/dev/null && return 0
 	done
 	return 1
+}
+
+# md_wait_synced DIR: a memcg that existed at load gets its starting point
+# from a scan during which it had no events; ask for that until it happens.
+md_wait_synced() {
+	i=0
+	while [ "$(md_stat "$1" synced)" != 1 ] && [ $i -lt 40 ]; do
+		echo resync > "$MD/control"
+		sleep 0.25
+		i=$((i + 1))
+	done
+	[ "$(md_stat "$1" synced)" = 1 ]
+}
+
+# md_agree_settled DIR: md_agree at a moment without traffic, for memcgs
+# (the root) whose writers the test does not control: up to 5 tries.
+md_agree_settled() {
+	for i in 1 2 3 4 5; do
+		md_agree "$1" > /dev/null && return 0
+		sleep 0.5
+	done
+	md_agree "$1"
 }

@@ -11,6 +11,10 @@ for f in version probes summary cgroups/stat; do
 	mode=$(stat -c %a "$MD/$f")
 	md_eq "$f is root-only" 400 "$mode"
 done
+md_eq "control is root-only, write-only" 200 "$(stat -c %a "$MD/control")"
+md_check "control rejects an unknown command" sh -c "! echo bogus > $MD/control"
+md_check "control accepts scan" sh -c "echo scan > $MD/control"
+md_check "a scan was recorded" test "$(awk '$1 == "scans" { print $2 }' "$MD/version")" -ge 1
 md_eq "version file carries the kernel release" "$(uname -r)" "$(awk '$1 == "kernel" { print $2 }' "$MD/version")"
 ver=$(awk '$1 == "version" { print $2 }' "$MD/version")
 modver=$(cat /sys/module/memcg_dirty/version 2>/dev/null)

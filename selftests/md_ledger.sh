@@ -59,10 +59,11 @@ md_eq "md_t: dirty_hier is the sum of the subtree" "$sum" "$(md_stat md_t dirty_
 md_eq "md_t: kernel_dirty_hier equals dirty_hier" "$(md_stat md_t dirty_hier)" "$(md_stat md_t kernel_dirty_hier)"
 md_eq "md_t/d: dirty_hier is d + d/n" \
 	"$(($(md_stat md_t/d dirty) + $(md_stat md_t/d/n dirty)))" "$(md_stat md_t/d dirty_hier)"
-md_check "root: ledger equals kernel" md_agree ""
 
 md_release_writeback
 sync
+md_check "root: ledger synced since the load" md_wait_synced ""
+md_check "root: ledger equals kernel once the system settles" md_agree_settled ""
 for c in "" /a /b /c /d /d/n; do
 	v="$(md_stat "md_t$c" dirty) $(md_stat "md_t$c" kernel_dirty) $(md_stat "md_t$c" dirty_hier) $(md_stat "md_t$c" kernel_dirty_hier)"
 	md_eq "md_t$c: all zero after sync" "0 0 0 0" "$v"

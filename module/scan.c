@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The page scan: the third view of the same number.  Walks every online pfn
+ * and counts, per memcg and node, the pages of dirty folios on mappings that
+ * write back, large folios once as head x nr.  Also resynchronises ledger
+ * entries whose starting point is unknown (loaded while pages were dirty).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/memory_hotplug.h>
+#include <linux/mmzone.h>
+#include <linux/sched.h>
+#include "compat.h"
+#include "memcg_dirty.h"
+
+struct md_scan_info md_last_scan;
+
+/*
+ * Count one candidate.  A reference keeps the folio from being freed and a
+ * trylock keeps mapping, memcg and node still (truncation, migration and v1
+ * charge moving all hold the folio lock); a folio we cannot lock is counted
+ * as busy instead of guessed at.  Returns the pages to skip after @page.
+ */
+static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
+{
+	struct folio *folio = page_folio(page);
+	unsigned long skip = 0;
+	struct mem_cgroup *memcg;
+	struct md_entry *e;
+	long nr;
+
+	/* unlocked pre-filter: most pages are not dirty file pages */
+	if (PageTail(page) || !folio_test_dirty(folio) || folio_test_anon(folio))
+		return 0;
+	if (!folio_try_get(folio))
+		return 0;
+	if (unlikely(page_folio(page) != folio))
+		goto put;
+	if (!folio_trylock(folio)) {
+		info->busy++;
+		goto put;
+	}
+	nr = folio_nr_pages(folio);
+	skip = nr - 1;
+	if (folio_test_dirty(folio) && !folio_test_anon(folio) &&
+	    md_mapping_accounts_dirty(folio_mapping(folio))) {
+		memcg = md_folio_memcg(folio);
+		e = memcg ? md_entry_find(memcg) : NULL;
+		if (e)
+			e->scan[folio_nid(folio)] += nr;
+		else if (memcg)
+			info->unattributed += nr;
+		else
+			info->uncharged += nr;
+		info->dirty += nr;
+	}
+	folio_unlock(folio);
+put:
+	folio_put(folio);
+	return skip;
+}
+
+/* Caller holds md_mutex.  Fills entry->scan[] for every listed entry. */
+void md_scan(void)
+{
+	struct md_scan_info info = { };
+	unsigned long pfn, end;
+	struct md_entry *e;
+	struct page *page;
+	u64 start;
+	int nid;
+
+	md_list_fresh();
+	list_for_each_entry(e, &md_entries, node)
+		memset(e->scan, 0, nr_node_ids * sizeof(*e->scan));
+
+	start = ktime_get_ns();
+	for_each_online_node(nid) {
+		pfn = node_start_pfn(nid);
+		end = node_end_pfn(nid);
+		for (; pfn < end; pfn++) {
+			if (!(pfn & 1023))
+				cond_resched();
+			page = pfn_to_online_page(pfn);
+			if (page)
+				pfn += md_scan_page(page, &info);
+		}
+	}
+	info.duration_ns = ktime_get_ns() - start;
+	info.when_ns = ktime_get_ns();
+	info.count = md_last_scan.count + 1;
+	md_list_fresh();	/* entries the scan took from the pool */
+	md_last_scan = info;
+}
+
+/*
+ * Give unsynced entries a starting point: scan, and where the memcg had no
+ * event at all while the scan ran (its event sequence did not move), its
+ * pages were still and the scan is its true dirty count, so
+ * base = scan - ledger.  Returns how many entries remain unsynced.
+ */
+int md_resync(void)
+{
+	struct md_entry *e;
+	int nid, left = 0;
+
+	mutex_lock(&md_mutex);
+	md_list_fresh();
+	list_for_each_entry(e, &md_entries, node)
+		e->seq0 = md_entry_seq(e);
+	md_scan();
+	list_for_each_entry(e, &md_entries, node) {
+		if (READ_ONCE(e->dead) || e->synced)
+			continue;
+		if (md_entry_seq(e) != e->seq0) {
+			left++;
+			continue;
+		}
+		for_each_node(nid)
+			WRITE_ONCE(e->base[nid],
+				   e->scan[nid] - md_entry_events_dirty(e, nid));
+		WRITE_ONCE(e->synced, true);
+	}
+	mutex_unlock(&md_mutex);
+	return left;
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# xfs caches files in large folios (6.1): the ledger counts pages, not folios.
+# A file read back through readahead (large folios) and then overwritten
+# through a shared mapping dirties whole folios; ledger and kernel must both
+# say one count per page.
+. ./lib.sh
+md_require_root
+md_require_debugfs
+md_require_cgroup2_memory
+md_require_module
+X=${MEMCG_DIRTY_XFS:-}
+[ -n "$X" ] && grep -q " $X xfs " /proc/mounts || md_skip_all "no xfs mounted (set MEMCG_DIRTY_XFS)"
+W=$X/md_xfs.$$
+mkdir -p "$W"
+
+N=4096
+md_mkcg md_xfs
+md_wait_dir md_xfs
+md_in_cg md_xfs mdfile write "$W/f" $N
+sync
+echo 3 > /proc/sys/vm/drop_caches
+cat "$W/f" > /dev/null		# readahead: large folios
+md_hold_writeback
+d0=$(md_stat md_xfs dirtied)
+md_in_cg md_xfs mdfile mmapnosync "$W/f" $N
+md_check "ledger equals kernel after dirtying large folios" md_agree md_xfs
+md_eq "every page of the file counted dirty" "$N $N" "$(md_stat md_xfs dirty) $(md_stat md_xfs kernel_dirty)"
+md_eq "dirtied counts pages" "$N" "$(($(md_stat md_xfs dirtied) - d0))"
+md_in_cg md_xfs truncate -s $((N * 2048)) "$W/f"
+md_check "truncate of half: ledger equals kernel" md_agree md_xfs
+md_release_writeback
+sync
+md_eq "after sync: 0" "0 0" "$(md_stat md_xfs dirty) $(md_stat md_xfs kernel_dirty)"
+rm -rf "$W"
+sync
+md_rmcg md_xfs
+md_finish
