@@ -121,8 +121,12 @@ lint: $(CHECKPATCH)
 
 vm-check: modules-all helpers
 	@test -n "$(VM_KVERS)" || { echo "no bootable Debian kernel installed: make deps"; exit 1; }
+	@# the whole suite on two NUMA nodes (v2), then the v1 hierarchy's tests
 	@fail=0; for k in $(VM_KVERS); do \
-		selftests/vm/run --kver $$k --quiet --timeout 1500 -- sh ./run_all.sh || fail=1; \
+		selftests/vm/run --kver $$k --numa --quiet --timeout 1500 \
+			--log $(B)/vm/$$k/suite.log -- sh ./run_all.sh || fail=1; \
+		selftests/vm/run --kver $$k --cgroup v1 --quiet --timeout 600 \
+			--log $(B)/vm/$$k/v1.log -- sh ./run_all.sh md_v1.sh md_debugfs.sh || fail=1; \
 	done; test $$fail = 0
 
 check: deps

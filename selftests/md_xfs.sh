@@ -20,10 +20,18 @@ md_wait_dir md_xfs
 md_in_cg md_xfs mdfile write "$W/f" $N
 sync
 echo 3 > /proc/sys/vm/drop_caches
-cat "$W/f" > /dev/null		# readahead: large folios
+md_in_cg md_xfs cat "$W/f" > /dev/null	# readahead: large folios, charged here
 md_hold_writeback
 d0=$(md_stat md_xfs dirtied)
+h0=$(md_probe_hits dirtied)
 md_in_cg md_xfs mdfile mmapnosync "$W/f" $N
+h=$(($(md_probe_hits dirtied) - h0))
+md_diag "$N pages dirtied through $h folio dirtying events"
+if [ "$h" -lt "$N" ]; then
+	md_ok "large folios were dirtied ($h events for $N pages)"
+else
+	md_skip "large folios were dirtied" "this kernel cached the file in small folios"
+fi
 md_check "ledger equals kernel after dirtying large folios" md_agree md_xfs
 md_eq "every page of the file counted dirty" "$N $N" "$(md_stat md_xfs dirty) $(md_stat md_xfs kernel_dirty)"
 md_eq "dirtied counts pages" "$N" "$(($(md_stat md_xfs dirtied) - d0))"
