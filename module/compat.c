@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cgroup.h>
+#include <linux/kprobes.h>
 #include <linux/sched/task.h>
 #include "compat.h"
 #include "memcg_dirty.h"
@@ -94,7 +95,97 @@ long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid)
 #error "memcg_dirty: from 6.6 the per-memcg counter needs an rstat flush: not implemented"
 #endif
 
+/*
+ * Exact global NR_FILE_DIRTY: the nodes' atomic counters plus the per-CPU
+ * deltas not yet folded in (global_node_page_state() leaves those out).
+ */
 long md_kernel_dirty_global(void)
 {
-	return global_node_page_state(NR_FILE_DIRTY);
+	long sum = 0;
+	int nid, cpu;
+
+	for_each_online_node(nid) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+		struct per_cpu_nodestat *pcp;
+
+		sum += atomic_long_read(&pgdat->vm_stat[NR_FILE_DIRTY]);
+		for_each_online_cpu(cpu) {
+			pcp = per_cpu_ptr(pgdat->per_cpu_nodestats, cpu);
+			sum += pcp->vm_node_stat_diff[NR_FILE_DIRTY];
+		}
+	}
+	return sum;
+}
+
+/*
+ * Unexported kernel functions, for the hierarchical cross-check and fault
+ * injection only: found through kallsyms_lookup_name(), itself found by
+ * registering a kprobe on it.  Missing ones leave those features off.
+ */
+static unsigned long (*md_kallsyms_lookup_name)(const char *name);
+static void (*md_rstat_flush)(struct cgroup *cgrp);
+static unsigned long (*md_memcg_page_state)(struct mem_cgroup *memcg, int idx);
+static void (*md_mod_memcg_lruvec)(struct lruvec *lruvec, enum node_stat_item idx,
+				   int val);
+
+static unsigned long md_lookup(const char *name)
+{
+	return md_kallsyms_lookup_name ? md_kallsyms_lookup_name(name) : 0;
+}
+
+void md_compat_init(void)
+{
+	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	unsigned long addr;
+
+	if (register_kprobe(&kp))
+		return;
+	addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	/* with IBT the probe sits after the ENDBR64 at the entry */
+	if (!memcmp((void *)addr - 4, "\xf3\x0f\x1e\xfa", 4))
+		addr -= 4;
+	md_kallsyms_lookup_name = (void *)addr;
+	md_rstat_flush = (void *)md_lookup("cgroup_rstat_flush");
+	md_memcg_page_state = (void *)md_lookup("memcg_page_state");
+	md_mod_memcg_lruvec = (void *)md_lookup("__mod_memcg_lruvec_state");
+}
+
+bool md_kernel_hier_available(void)
+{
+	return md_rstat_flush && md_memcg_page_state;
+}
+
+/* Flush the rstat tree (may sleep): hierarchical values become exact. */
+void md_kernel_flush(void)
+{
+	if (md_rstat_flush)
+		md_rstat_flush(md_root_memcg()->css.cgroup);
+}
+
+/* memory.stat's hierarchical file_dirty (v1 total_dirty), clamped at 0. */
+long md_kernel_dirty_hier_flushed(struct mem_cgroup *memcg)
+{
+	return md_memcg_page_state ? md_memcg_page_state(memcg, NR_FILE_DIRTY) : -1;
+}
+
+bool md_kernel_skew_available(void)
+{
+	return md_mod_memcg_lruvec;
+}
+
+/*
+ * Change the memcg's own NR_FILE_DIRTY on @nid through the kernel's stat
+ * update function, leaving the node's (global) counter alone: the shape of
+ * a memcg accounting bug.  Fault injection only.  Any context.
+ */
+void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
+{
+	unsigned long flags;
+
+	if (!md_mod_memcg_lruvec)
+		return;
+	local_irq_save(flags);
+	md_mod_memcg_lruvec(&memcg->nodeinfo[nid]->lruvec, NR_FILE_DIRTY, pages);
+	local_irq_restore(flags);
 }

@@ -6,6 +6,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
@@ -18,6 +19,7 @@
 
 #define MD_MODE_RO	0400
 #define MD_MODE_WO	0200
+#define MD_MODE_RW	0600
 #define MD_CMD_MAX	64
 
 static struct dentry *md_root_dir;
@@ -79,33 +81,83 @@ static int md_stat_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(md_stat);
 
+static int md_check_file_show(struct seq_file *m, void *v)
+{
+	struct md_entry *e = m->private;
+	struct mem_cgroup *memcg;
+	struct md_check c;
+
+	memcg = md_entry_pin(e);
+	if (!memcg)
+		return -ENOENT;
+	md_probes_log_missed();
+	mutex_lock(&md_mutex);
+	md_check_memcg(e, memcg, &c, true);
+	mutex_unlock(&md_mutex);
+	md_memcg_put(memcg);
+	md_check_show(m, &c);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(md_check_file);
+
+static int md_global_check_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&md_mutex);
+	md_check_global(m);
+	mutex_unlock(&md_mutex);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(md_global_check);
+
+static int md_events_file_show(struct seq_file *m, void *v)
+{
+	md_probes_log_missed();
+	md_events_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(md_events_file);
+
+/* Walk every memcg, dying ones included, holding a reference on each. */
+static struct mem_cgroup *md_walk_next(struct mem_cgroup *pos)
+{
+	struct mem_cgroup *next = pos;
+
+	rcu_read_lock();
+	do {
+		next = md_memcg_next(next, md_root_memcg());
+	} while (next && !md_memcg_tryget(next));
+	rcu_read_unlock();
+	if (pos)
+		md_memcg_put(pos);
+	return next;
+}
+
 static int md_summary_show(struct seq_file *m, void *v)
 {
-	struct mem_cgroup *root = md_root_memcg(), *pos = NULL;
+	struct mem_cgroup *pos = NULL;
 	char *path = m->private;
-	long ledger, kernel;
+	struct md_check c;
 	struct md_entry *e;
-	int nid;
 
-	seq_puts(m, "id path state dirty kernel_dirty\n");
-	rcu_read_lock();
-	while ((pos = md_memcg_next(pos, root))) {
-		e = md_entry_lookup(pos);
-		ledger = 0;
-		kernel = 0;
-		for_each_node(nid) {
-			if (e)
-				ledger += md_entry_dirty(e, nid);
-			kernel += md_kernel_dirty_node(pos, nid);
-		}
+	md_probes_log_missed();
+	seq_puts(m, "id path state dirty kernel_dirty verdict\n");
+	mutex_lock(&md_mutex);
+	while ((pos = md_walk_next(pos))) {
+		e = md_entry_find(pos);
 		if (md_memcg_path(pos, path, PATH_MAX) >= PATH_MAX)
 			strscpy(path, "(path too long)", PATH_MAX);
 		seq_printf(m, "%llu ", md_memcg_cgid(pos));
 		seq_escape(m, path, " \t\n\\");
-		seq_printf(m, " %s %ld %ld\n",
-			   md_memcg_dying(pos) ? "dying" : "online", ledger, kernel);
+		seq_printf(m, " %s ", md_memcg_dying(pos) ? "dying" : "online");
+		if (!e) {	/* no room for an entry: nothing to compare */
+			seq_puts(m, "- - untrusted\n");
+			continue;
+		}
+		/* the cached scan only: a summary must not scan per line */
+		md_check_memcg(e, pos, &c, false);
+		seq_printf(m, "%ld %ld %s\n", c.ledger, c.kernel, md_verdict_names[c.verdict]);
 	}
-	rcu_read_unlock();
+	mutex_unlock(&md_mutex);
 	return 0;
 }
 
@@ -141,17 +193,35 @@ static const struct file_operations md_summary_fops = {
  * control: "scan" runs the page scan now, "resync" retries the starting
  * point of unsynced entries.  Anything else is -EINVAL, nothing done.
  */
-static ssize_t md_control_write(struct file *file, const char __user *ubuf,
-				size_t len, loff_t *ppos)
+/* One command per write: one line, printable, under MD_CMD_MAX bytes. */
+static int md_read_command(const char __user *ubuf, size_t len, char *buf)
 {
-	char buf[MD_CMD_MAX], *cmd;
+	size_t i;
 
-	if (len >= sizeof(buf))
+	if (len >= MD_CMD_MAX)
 		return -E2BIG;
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
+	if (len && buf[len - 1] == '\n')
+		len--;
 	buf[len] = '\0';
-	cmd = strim(buf);
+	if (!len)
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!isprint(buf[i]))
+			return -EINVAL;
+	return 0;
+}
+
+static ssize_t md_control_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	char buf[MD_CMD_MAX], *cmd = buf;
+	int ret;
+
+	ret = md_read_command(ubuf, len, buf);
+	if (ret)
+		return ret;
 	if (!strcmp(cmd, "scan")) {
 		mutex_lock(&md_mutex);
 		md_scan();
@@ -172,6 +242,40 @@ static const struct file_operations md_control_fops = {
 	.llseek	= no_llseek,
 };
 
+static int md_inject_read_show(struct seq_file *m, void *v)
+{
+	md_inject_show(m);
+	return 0;
+}
+
+static ssize_t md_inject_write(struct file *file, const char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	char buf[MD_CMD_MAX];
+	int ret;
+
+	ret = md_read_command(ubuf, len, buf);
+	if (!ret)
+		ret = md_inject_command(buf);
+	if (ret)
+		pr_warn_ratelimited("inject: command rejected: %d\n", ret);
+	return ret ?: len;
+}
+
+static int md_inject_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, md_inject_read_show, NULL);
+}
+
+static const struct file_operations md_inject_fops = {
+	.owner		= THIS_MODULE,
+	.open		= md_inject_open,
+	.read		= seq_read,
+	.write		= md_inject_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
 static int md_probes_file_show(struct seq_file *m, void *v)
 {
 	md_probes_show(m);
@@ -186,6 +290,8 @@ static int md_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "hierarchy %s\n", md_cgroup_v1() ? "v1" : "v2");
 	seq_printf(m, "nodes %u\n", nr_node_ids);
 	seq_printf(m, "lost_events %ld\n", md_lost_total());
+	seq_printf(m, "fault_inject %d\n", md_inject_enabled());
+	seq_printf(m, "kernel_hier %s\n", md_kernel_hier_available() ? "exact" : "unavailable");
 	mutex_lock(&md_mutex);
 	seq_printf(m, "scans %llu\n", md_last_scan.count);
 	seq_printf(m, "scan_ms %llu\n", div_u64(md_last_scan.duration_ns, NSEC_PER_MSEC));
@@ -255,6 +361,7 @@ void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
 		e->renamed = md_memcg_dying(memcg);
 	}
 	debugfs_create_file("stat", MD_MODE_RO, dir, e, &md_stat_fops);
+	debugfs_create_file("check", MD_MODE_RO, dir, e, &md_check_file_fops);
 	e->dir = dir;
 }
 
@@ -287,6 +394,10 @@ int md_debugfs_init(void)
 	debugfs_create_file("probes", MD_MODE_RO, md_root_dir, NULL, &md_probes_file_fops);
 	debugfs_create_file("summary", MD_MODE_RO, md_root_dir, NULL, &md_summary_fops);
 	debugfs_create_file("control", MD_MODE_WO, md_root_dir, NULL, &md_control_fops);
+	debugfs_create_file("check", MD_MODE_RO, md_root_dir, NULL, &md_global_check_fops);
+	debugfs_create_file("events", MD_MODE_RO, md_root_dir, NULL, &md_events_file_fops);
+	if (md_inject_enabled())
+		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_fops);
 	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);
 	return 0;
 }

@@ -47,6 +47,8 @@ LIST_HEAD(md_entries);
 static DEFINE_PER_CPU(long, md_uncharged);
 /* Events for a new memcg that found the pool empty: the ledger is short. */
 static DEFINE_PER_CPU(long, md_lost);
+/* Every event anywhere: a global check is strict only if this stood still. */
+static DEFINE_PER_CPU(long, md_seq);
 
 static void md_work_fn(struct work_struct *work);
 static DECLARE_WORK(md_work, md_work_fn);
@@ -56,11 +58,12 @@ static struct md_entry *md_entry_alloc(void)
 {
 	struct md_entry *e;
 
-	e = kzalloc(struct_size(e, arrays, 2 * nr_node_ids), GFP_KERNEL);
+	e = kzalloc(struct_size(e, arrays, 3 * nr_node_ids), GFP_KERNEL);
 	if (!e)
 		return NULL;
 	e->base = e->arrays;
 	e->scan = e->arrays + nr_node_ids;
+	e->injected = (atomic_long_t *)(e->arrays + 2 * nr_node_ids);
 	e->synced = true;	/* born after the load: no pages before its events */
 	e->pcpu = __alloc_percpu(struct_size(e->pcpu, dirty, nr_node_ids),
 				 __alignof__(long));
@@ -176,6 +179,7 @@ void md_account(struct mem_cgroup *memcg, int nid, long pages,
 {
 	struct md_entry *e;
 
+	this_cpu_inc(md_seq);
 	if (!memcg) {
 		md_account_uncharged(pages);
 		return;
@@ -194,6 +198,7 @@ void md_account_migrate(struct mem_cgroup *memcg, int from, int to, long pages)
 {
 	struct md_entry *e;
 
+	this_cpu_inc(md_seq);
 	if (!memcg)
 		return;
 	e = md_entry_get(memcg, true);
@@ -266,6 +271,11 @@ long md_uncharged_total(void)
 long md_lost_total(void)
 {
 	return md_sum_cpus(&md_lost);
+}
+
+long md_total_seq(void)
+{
+	return md_sum_cpus(&md_seq);
 }
 
 /*

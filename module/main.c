@@ -21,6 +21,9 @@ static int __init md_init(void)
 		pr_err("the memory cgroup controller is disabled (cgroup_disable=memory): nothing to audit\n");
 		return -ENODEV;
 	}
+	md_compat_init();
+	md_events_init();
+	md_inject_init();
 	ret = md_ledger_init();
 	if (ret)
 		return ret;
@@ -51,6 +54,7 @@ static void __exit md_exit(void)
 {
 	md_probes_unregister();
 	md_ledger_stop();
+	md_inject_exit();
 	md_debugfs_exit();
 	md_ledger_exit();
 	pr_info("unloaded\n");

@@ -6,6 +6,8 @@
 #ifndef MEMCG_DIRTY_H
 #define MEMCG_DIRTY_H
 
+#include <linux/atomic.h>
+#include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/percpu.h>
@@ -58,12 +60,15 @@ struct md_entry {
 	 * md_resync() sets base[] from a quiescent scan.
 	 */
 	bool synced;
+	bool scan_valid;		/* no event of ours during the last scan */
 	long seq0;			/* event sequence before the last scan */
+	int last_verdict;		/* enum md_verdict, to log changes once */
 	struct md_pcpu __percpu *pcpu;
 	struct dentry *dir;		/* cgroups/... directory, or NULL */
 	long *base;			/* per node: dirty pages before the events */
 	long *scan;			/* per node: last page scan (md_mutex) */
-	long arrays[];			/* base and scan */
+	atomic_long_t *injected;	/* per node: fault injection's skew */
+	long arrays[];			/* base, scan, injected */
 };
 
 /* The last page scan, system-wide figures (md_mutex). */
@@ -103,6 +108,7 @@ void md_list_fresh(void);
 long md_entry_event(struct md_entry *e, enum md_event ev);
 long md_uncharged_total(void);
 long md_lost_total(void);
+long md_total_seq(void);
 void md_reconcile(bool unsync);
 void md_resync_kick(void);
 extern struct mutex md_mutex;
@@ -114,6 +120,12 @@ struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
 				 struct mem_cgroup *root);
 long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
 long md_kernel_dirty_global(void);
+void md_compat_init(void);
+bool md_kernel_hier_available(void);
+void md_kernel_flush(void);
+long md_kernel_dirty_hier_flushed(struct mem_cgroup *memcg);
+bool md_kernel_skew_available(void);
+void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages);
 u64 md_memcg_cgid(struct mem_cgroup *memcg);
 bool md_memcg_dying(struct mem_cgroup *memcg);
 struct mem_cgroup *md_memcg_parent(struct mem_cgroup *memcg);
@@ -122,15 +134,79 @@ bool md_memcg_tryget(struct mem_cgroup *memcg);
 int md_memcg_path(struct mem_cgroup *memcg, char *buf, size_t len);
 bool md_cgroup_v1(void);
 
+/* events.c: the anomaly log */
+enum md_anomaly_kind {
+	MD_A_LEDGER_UNDERFLOW,
+	MD_A_KERNEL_NEGATIVE,
+	MD_A_DIRTIED_UNCHARGED,
+	MD_A_PROBE_MISSED,
+	MD_A_MISMATCH,
+	MD_NR_ANOMALIES,
+};
+
+extern const char * const md_anomaly_names[MD_NR_ANOMALIES];
+void md_events_init(void);
+void md_anomaly(enum md_anomaly_kind kind, u64 cgid, int nid, const char *probe,
+		unsigned long pfn, long kernel, long ledger, long scan,
+		unsigned long missed);
+unsigned long md_anomaly_count(void);
+void md_events_show(struct seq_file *m);
+
+/* check.c */
+enum md_verdict {		/* in rising order of severity */
+	MD_OK,
+	MD_UNSYNCED,
+	MD_UNTRUSTED,
+	MD_MISMATCH,
+	MD_UNDERFLOW,
+	MD_NR_VERDICTS,
+};
+
+enum md_view { MD_VIEW_NONE, MD_VIEW_KERNEL, MD_VIEW_LEDGER, MD_VIEW_SCAN };
+
+struct md_check {
+	enum md_verdict verdict;
+	enum md_view suspect;
+	long kernel, ledger, scan;	/* pages, summed over nodes */
+	long delta;			/* suspect - the other two (or kernel - ledger) */
+	long bound;			/* pages of events seen while reading */
+	bool quiescent;			/* strict comparison was possible */
+	bool node_differs;
+	int nid;			/* first node where the views differ */
+	u64 scan_age_ms;
+};
+
+extern const char * const md_verdict_names[MD_NR_VERDICTS];
+u64 md_scan_age_ms(void);
+void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
+		    struct md_check *c, bool may_scan);
+void md_check_show(struct seq_file *m, struct md_check *c);
+void md_check_global(struct seq_file *m);
+long md_check_hier(struct mem_cgroup *root);
+
 /* scan.c */
 void md_scan(void);
 int md_resync(void);
 
 /* probes.c */
+enum md_point {
+	MD_P_DIRTIED,
+	MD_P_CLEANED_IO,
+	MD_P_CANCELLED,
+	MD_P_MIGRATED,
+	MD_P_MOVED,
+	MD_P_ONLINE,
+	MD_P_OFFLINE,
+	MD_P_FREE,
+	MD_NR_POINTS,
+};
+
+const char *md_point_name(enum md_point p);
 int md_probes_register(void);
 void md_probes_unregister(void);
 void md_probes_show(struct seq_file *m);
 unsigned long md_probes_missed(void);
+void md_probes_log_missed(void);
 
 /* debugfs.c */
 int md_debugfs_init(void);
@@ -139,5 +215,29 @@ void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
 			  struct mem_cgroup *memcg);
 void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
 			     struct mem_cgroup *memcg);
+
+/* inject.c */
+DECLARE_STATIC_KEY_FALSE(md_inject_key);
+bool md_inject_enabled(void);
+void md_inject_init(void);
+void md_inject_exit(void);
+bool __md_inject_drop(enum md_point p);
+void __md_inject_migrated(struct mem_cgroup *memcg, int nid, long pages);
+unsigned long md_inject_missed(enum md_point p);
+int md_inject_command(char *cmd);
+void md_inject_show(struct seq_file *m);
+
+/* Free when fault injection is off: a patched-out branch. */
+static inline bool md_inject_drop(enum md_point p)
+{
+	return static_branch_unlikely(&md_inject_key) && __md_inject_drop(p);
+}
+
+static inline void md_inject_migrated(struct mem_cgroup *memcg, int nid,
+				      long pages)
+{
+	if (static_branch_unlikely(&md_inject_key))
+		__md_inject_migrated(memcg, nid, pages);
+}
 
 #endif /* MEMCG_DIRTY_H */

@@ -16,18 +16,6 @@
 #include "compat.h"
 #include "memcg_dirty.h"
 
-enum md_point {
-	MD_P_DIRTIED,
-	MD_P_CLEANED_IO,
-	MD_P_CANCELLED,
-	MD_P_MIGRATED,
-	MD_P_MOVED,
-	MD_P_ONLINE,
-	MD_P_OFFLINE,
-	MD_P_FREE,
-	MD_NR_POINTS,
-};
-
 static DEFINE_PER_CPU(unsigned long, md_hits[MD_NR_POINTS]);
 
 static char *fail_probe;
@@ -54,11 +42,16 @@ static inline void *md_arg(struct pt_regs *regs, unsigned int n)
 static void md_tp_dirtied(void *data, struct folio *folio,
 			  struct address_space *mapping)
 {
+	struct mem_cgroup *memcg;
+
 	md_hit(MD_P_DIRTIED);
-	if (!md_mapping_accounts_dirty(mapping))
+	if (!md_mapping_accounts_dirty(mapping) || md_inject_drop(MD_P_DIRTIED))
 		return;
-	md_account(md_folio_memcg(folio), md_folio_nid(folio),
-		   md_folio_pages(folio), MD_DIRTIED);
+	memcg = md_folio_memcg(folio);
+	md_account(memcg, md_folio_nid(folio), md_folio_pages(folio), MD_DIRTIED);
+	if (unlikely(!memcg))
+		md_anomaly(MD_A_DIRTIED_UNCHARGED, 0, md_folio_nid(folio), "dirtied",
+			   folio_pfn(folio), 0, 0, 0, 0);
 }
 
 /*
@@ -105,7 +98,7 @@ static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct md_clear_io_data *d = (void *)ri->data;
 
 	md_hit(MD_P_CLEANED_IO);
-	if (d->accounts && regs_return_value(regs))
+	if (d->accounts && regs_return_value(regs) && !md_inject_drop(MD_P_CLEANED_IO))
 		md_account(md_folio_memcg(d->folio), md_folio_nid(d->folio),
 			   -md_folio_pages(d->folio), MD_CLEANED_IO);
 	return 0;
@@ -123,6 +116,8 @@ static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 	struct folio *folio = md_arg(regs, 0);
 
 	md_hit(MD_P_CANCELLED);
+	if (md_inject_drop(MD_P_CANCELLED))
+		return 0;
 	md_account(md_folio_memcg(folio), md_folio_nid(folio),
 		   -md_folio_pages(folio),
 		   folio_test_dirty(folio) ? MD_REMOVED_DIRTY : MD_CANCELLED);
@@ -160,8 +155,12 @@ static int md_migrate_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (regs_return_value(regs) != MIGRATEPAGE_SUCCESS ||
 	    !md_mapping_accounts_dirty(d->mapping) || !folio_test_dirty(d->dst))
 		return 0;
+	if (md_inject_drop(MD_P_MIGRATED))
+		return 0;
 	md_account_migrate(md_folio_memcg(d->src), md_folio_nid(d->src),
 			   md_folio_nid(d->dst), md_folio_pages(d->src));
+	md_inject_migrated(md_folio_memcg(d->src), md_folio_nid(d->dst),
+			   md_folio_pages(d->src));
 	return 0;
 }
 
@@ -192,7 +191,8 @@ static int md_move_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	md_hit(MD_P_MOVED);
 	if (regs_return_value(regs) || folio_test_anon(folio) ||
 	    !folio_test_dirty(folio) ||
-	    !md_mapping_accounts_dirty(folio_mapping(folio)))
+	    !md_mapping_accounts_dirty(folio_mapping(folio)) ||
+	    md_inject_drop(MD_P_MOVED))
 		return 0;
 	md_account_move(d->from, d->to, md_folio_nid(folio),
 			d->compound ? md_folio_pages(folio) : 1);
@@ -417,9 +417,35 @@ void md_probes_unregister(void)
 
 static unsigned long md_probe_missed(struct md_probe *p)
 {
+	unsigned long missed = md_inject_missed(p - md_probes);
+
 	if (!p->used || p->used->kind == MD_TRACEPOINT)
-		return 0;
-	return p->krp.kp.nmissed + p->krp.nmissed;
+		return missed;
+	return missed + p->krp.kp.nmissed + p->krp.nmissed;
+}
+
+const char *md_point_name(enum md_point p)
+{
+	return md_probes[p].point;
+}
+
+/* New misses since the last look become probe_missed anomalies. */
+void md_probes_log_missed(void)
+{
+	static unsigned long logged[MD_NR_POINTS];
+	static DEFINE_SPINLOCK(lock);
+	unsigned long missed;
+	int i;
+
+	spin_lock(&lock);
+	for (i = 0; i < MD_NR_POINTS; i++) {
+		missed = md_probe_missed(&md_probes[i]);
+		if (missed == logged[i])
+			continue;
+		logged[i] = missed;
+		md_anomaly(MD_A_PROBE_MISSED, 0, -1, md_probes[i].point, 0, 0, 0, 0, missed);
+	}
+	spin_unlock(&lock);
 }
 
 unsigned long md_probes_missed(void)

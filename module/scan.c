@@ -72,8 +72,10 @@ void md_scan(void)
 	int nid;
 
 	md_list_fresh();
-	list_for_each_entry(e, &md_entries, node)
+	list_for_each_entry(e, &md_entries, node) {
 		memset(e->scan, 0, nr_node_ids * sizeof(*e->scan));
+		e->seq0 = md_entry_seq(e);
+	}
 
 	start = ktime_get_ns();
 	for_each_online_node(nid) {
@@ -91,6 +93,8 @@ void md_scan(void)
 	info.when_ns = ktime_get_ns();
 	info.count = md_last_scan.count + 1;
 	md_list_fresh();	/* entries the scan took from the pool */
+	list_for_each_entry(e, &md_entries, node)
+		e->scan_valid = md_entry_seq(e) == e->seq0;
 	md_last_scan = info;
 }
 
@@ -106,14 +110,11 @@ int md_resync(void)
 	int nid, left = 0;
 
 	mutex_lock(&md_mutex);
-	md_list_fresh();
-	list_for_each_entry(e, &md_entries, node)
-		e->seq0 = md_entry_seq(e);
 	md_scan();
 	list_for_each_entry(e, &md_entries, node) {
 		if (READ_ONCE(e->dead) || e->synced)
 			continue;
-		if (md_entry_seq(e) != e->seq0) {
+		if (!e->scan_valid) {
 			left++;
 			continue;
 		}

@@ -217,3 +217,29 @@ md_agree_settled() {
 	done
 	md_agree "$1"
 }
+
+# md_chk DIR KEY: a value from cgroups/DIR/check (each call runs a check).
+md_chk() {
+	awk -v k="$2" '$1 == k { print $2 }' "$MD/cgroups/$1/check"
+}
+
+# md_verdict DIR: "verdict suspect delta" from one reading of check.
+md_verdict() {
+	awk '{ v[$1] = $2 } END { print v["verdict"], v["suspect"], v["delta"] }' "$MD/cgroups/$1/check"
+}
+
+# md_cgid CGROUP: its id as summary shows it.
+md_cgid() {
+	awk -v p="/$1" '$2 == p && $3 == "online" { print $1 }' "$MD/summary"
+}
+
+# md_has_event KIND CGID: the anomaly log has that kind for that cgroup.
+md_has_event() {
+	awk -v k="$1" -v id="$2" '$5 == k && (id == "" || $2 == id) { f = 1 } END { exit !f }' "$MD/events"
+}
+
+# md_reload ARGS...: unload and load again with module parameters.
+md_reload() {
+	md_unload || return 1
+	md_load "$@"
+}

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Verdicts: three views of a memcg's dirty pages (the kernel's counter, the
+ * ledger, the page scan) compared.  Strict equality, per node, when the
+ * memcg had no event from the start of the scan to the end of the reads
+ * (its event sequence did not move); otherwise the kernel and the ledger
+ * may differ by at most the pages of the events seen while they were read.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/moduleparam.h>
+#include <linux/nodemask.h>
+#include <linux/seq_file.h>
+#include "compat.h"
+#include "memcg_dirty.h"
+
+static unsigned int scan_cache_ms = 1000;
+module_param(scan_cache_ms, uint, 0600);
+MODULE_PARM_DESC(scan_cache_ms, "a check reuses a page scan at most this old (ms) if the memcg was still since");
+
+const char * const md_verdict_names[MD_NR_VERDICTS] = {
+	[MD_OK]		= "ok",
+	[MD_UNSYNCED]	= "unsynced",
+	[MD_UNTRUSTED]	= "untrusted",
+	[MD_MISMATCH]	= "mismatch",
+	[MD_UNDERFLOW]	= "underflow",
+};
+
+static const char * const md_view_names[] = { "none", "kernel", "ledger", "scan" };
+
+u64 md_scan_age_ms(void)
+{
+	if (!md_last_scan.count)
+		return U64_MAX;
+	return div_u64(ktime_get_ns() - md_last_scan.when_ns, NSEC_PER_MSEC);
+}
+
+static void md_check_log(struct md_entry *e, struct md_check *c);
+
+/* The view that disagrees with the other two, if exactly one does. */
+static enum md_view md_odd_one(long k, long l, long s, long *delta)
+{
+	if (k == l && l != s) {
+		*delta = s - k;
+		return MD_VIEW_SCAN;
+	}
+	if (k == s && s != l) {
+		*delta = l - k;
+		return MD_VIEW_LEDGER;
+	}
+	if (l == s && s != k) {
+		*delta = k - l;
+		return MD_VIEW_KERNEL;
+	}
+	*delta = k - l;
+	return MD_VIEW_NONE;
+}
+
+/*
+ * Check one memcg.  Caller holds md_mutex and a reference on @memcg.  With
+ * @may_scan, runs a page scan unless the cached one is young and still
+ * valid for this memcg; without, a stale scan just makes the check bounded.
+ */
+void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
+		    struct md_check *c, bool may_scan)
+{
+	long seq, k, l, s;
+	bool negative = false;
+	int nid;
+
+	memset(c, 0, sizeof(*c));
+	seq = md_entry_seq(e);
+	if (may_scan && (md_scan_age_ms() > scan_cache_ms || !e->scan_valid ||
+			 e->seq0 != seq))
+		md_scan();
+
+	seq = md_entry_seq(e);
+	for_each_node(nid) {
+		k = md_kernel_dirty_node(memcg, nid);
+		l = md_entry_dirty(e, nid);
+		s = e->scan[nid];
+		negative |= k < 0 || l < 0;
+		c->kernel += k;
+		c->ledger += l;
+		c->scan += s;
+		if (!c->node_differs && (k != l || l != s)) {
+			c->node_differs = true;
+			c->nid = nid;
+			c->suspect = md_odd_one(k, l, s, &c->delta);
+		}
+	}
+	c->bound = md_entry_seq(e) - seq;
+	c->quiescent = e->scan_valid && e->seq0 == seq && !c->bound;
+	c->scan_age_ms = md_scan_age_ms();
+
+	if (md_probes_missed() || md_lost_total()) {
+		c->verdict = MD_UNTRUSTED;
+	} else if (!READ_ONCE(e->synced)) {
+		c->verdict = MD_UNSYNCED;
+	} else if (negative) {
+		c->verdict = MD_UNDERFLOW;
+		if (!c->node_differs)	/* all three negative alike */
+			c->suspect = MD_VIEW_NONE;
+	} else if (c->quiescent) {
+		c->verdict = c->node_differs ? MD_MISMATCH : MD_OK;
+	} else {
+		/* the scan is stale for a busy memcg: kernel against ledger only */
+		c->suspect = MD_VIEW_NONE;
+		c->delta = c->kernel - c->ledger;
+		c->verdict = abs(c->delta) <= c->bound ? MD_OK : MD_MISMATCH;
+	}
+	if (c->verdict == MD_OK) {
+		c->suspect = MD_VIEW_NONE;
+		c->delta = c->kernel - c->ledger;
+	}
+	md_check_log(e, c);
+}
+
+/* Log a verdict that is new for this memcg, once, not on every read. */
+static void md_check_log(struct md_entry *e, struct md_check *c)
+{
+	enum md_anomaly_kind kind;
+
+	if (c->verdict == e->last_verdict)
+		return;
+	e->last_verdict = c->verdict;
+	if (c->verdict == MD_UNDERFLOW)
+		kind = c->suspect == MD_VIEW_LEDGER || (c->ledger < 0 && c->kernel >= 0) ?
+			MD_A_LEDGER_UNDERFLOW : MD_A_KERNEL_NEGATIVE;
+	else if (c->verdict == MD_MISMATCH)
+		kind = MD_A_MISMATCH;
+	else
+		return;
+	md_anomaly(kind, e->cgid, c->nid, NULL, 0, c->kernel, c->ledger, c->scan, 0);
+}
+
+void md_check_show(struct seq_file *m, struct md_check *c)
+{
+	seq_printf(m, "verdict %s\n", md_verdict_names[c->verdict]);
+	seq_printf(m, "kernel %ld\nledger %ld\nscan %ld\n", c->kernel, c->ledger, c->scan);
+	seq_printf(m, "scan_age_ms %llu\n", c->scan_age_ms);
+	seq_printf(m, "suspect %s\n", md_view_names[c->suspect]);
+	seq_printf(m, "delta %ld\n", c->delta);
+	seq_printf(m, "quiescent %d\nbound %ld\n", c->quiescent, c->bound);
+}
+
+/*
+ * The global check: every memcg's verdict, the sum of the local kernel
+ * counters against the global NR_FILE_DIRTY, the kernel's flushed
+ * hierarchical values against the sums of their subtrees, and a count of
+ * negative counters anywhere.  Caller holds md_mutex.
+ */
+void md_check_global(struct seq_file *m)
+{
+	struct mem_cgroup *root = md_root_memcg(), *pos = NULL, *next;
+	long counts[MD_NR_VERDICTS] = { }, negative = 0, sum = 0, hier_bad = 0;
+	long global0, global1, seq0, seq1;
+	enum md_verdict worst = MD_OK;
+	struct md_check c;
+	struct md_entry *e;
+	int v, nid;
+
+	md_probes_log_missed();
+	seq0 = md_total_seq();
+	global0 = md_kernel_dirty_global();
+	md_scan();
+	for (;;) {
+		rcu_read_lock();
+		next = pos;
+		do {
+			next = md_memcg_next(next, root);
+		} while (next && !md_memcg_tryget(next));
+		rcu_read_unlock();
+		if (pos)
+			md_memcg_put(pos);
+		pos = next;
+		if (!pos)
+			break;
+		e = md_entry_find(pos);
+		if (!e)
+			continue;
+		md_check_memcg(e, pos, &c, false);
+		counts[c.verdict]++;
+		if (c.verdict > worst)
+			worst = c.verdict;
+		for_each_node(nid) {
+			negative += md_kernel_dirty_node(pos, nid) < 0;
+			negative += md_entry_dirty(e, nid) < 0;
+			sum += md_kernel_dirty_node(pos, nid);
+		}
+	}
+	global1 = md_kernel_dirty_global();
+	seq1 = md_total_seq();
+
+	if (md_kernel_hier_available()) {
+		md_kernel_flush();
+		hier_bad = md_check_hier(root);
+	}
+
+	seq_printf(m, "verdict %s\n", md_verdict_names[worst]);
+	for (v = 0; v < MD_NR_VERDICTS; v++)
+		seq_printf(m, "%s %ld\n", md_verdict_names[v], counts[v]);
+	seq_printf(m, "kernel_global %ld\nkernel_sum %ld\n", global1, sum);
+	/* strict only if nothing moved anywhere while we summed */
+	if (seq0 == seq1 && global0 == global1)
+		seq_printf(m, "sum_check %s\n", sum == global1 ? "ok" : "mismatch");
+	else
+		seq_puts(m, "sum_check unsettled\n");
+	if (!md_kernel_hier_available())
+		seq_puts(m, "hier_check unavailable\n");
+	else if (seq1 != md_total_seq())
+		seq_puts(m, "hier_check unsettled\n");
+	else
+		seq_printf(m, "hier_check %s\n", hier_bad ? "mismatch" : "ok");
+	seq_printf(m, "negative %ld\n", negative);
+	seq_printf(m, "scan_age_ms %llu\n", md_scan_age_ms());
+	seq_printf(m, "probes_missed %lu\nlost_events %ld\n", md_probes_missed(), md_lost_total());
+}
+
+/*
+ * The kernel's flushed hierarchical value of each memcg against the sum of
+ * its subtree's local values (clamped at 0, as the kernel reads it).
+ * Returns how many differ.
+ */
+long md_check_hier(struct mem_cgroup *root)
+{
+	struct mem_cgroup *pos = NULL, *sub;
+	long bad = 0, local;
+	int nid;
+
+	rcu_read_lock();
+	while ((pos = md_memcg_next(pos, root))) {
+		local = 0;
+		sub = NULL;
+		while ((sub = md_memcg_next(sub, pos)))
+			for_each_node(nid)
+				local += md_kernel_dirty_node(sub, nid);
+		if (max(local, 0L) != md_kernel_dirty_hier_flushed(pos))
+			bad++;
+	}
+	rcu_read_unlock();
+	return bad;
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The anomaly log behind debugfs "events": a fixed ring of the last
+ * MD_EVENTS_MAX anomalies, with a count of those that fell off the end,
+ * and a ratelimited pr_warn per kind.  Adding is allowed in probe handlers:
+ * a raw spinlock, no allocation.  Paths are resolved when read, since a
+ * handler cannot take the locks that naming a cgroup needs.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/ratelimit.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include "compat.h"
+#include "memcg_dirty.h"
+
+#define MD_EVENTS_MAX	256
+
+const char * const md_anomaly_names[MD_NR_ANOMALIES] = {
+	[MD_A_LEDGER_UNDERFLOW]		= "ledger_underflow",
+	[MD_A_KERNEL_NEGATIVE]		= "kernel_negative",
+	[MD_A_DIRTIED_UNCHARGED]	= "dirtied_uncharged",
+	[MD_A_PROBE_MISSED]		= "probe_missed",
+	[MD_A_MISMATCH]			= "mismatch",
+};
+
+struct md_anomaly {
+	u64 ns;
+	u64 cgid;
+	int nid;
+	enum md_anomaly_kind kind;
+	const char *probe;
+	unsigned long pfn;
+	long kernel, ledger, scan;
+	unsigned long missed;
+};
+
+static struct md_anomaly md_ring[MD_EVENTS_MAX];
+static unsigned long md_ring_next;	/* total ever added */
+static DEFINE_RAW_SPINLOCK(md_ring_lock);
+static struct ratelimit_state md_warn_rs[MD_NR_ANOMALIES];
+
+void md_events_init(void)
+{
+	int i;
+
+	for (i = 0; i < MD_NR_ANOMALIES; i++)
+		ratelimit_state_init(&md_warn_rs[i], 5 * HZ, 5);
+}
+
+/* @nid < 0: no node applies; @probe NULL, @pfn 0: none applies. */
+void md_anomaly(enum md_anomaly_kind kind, u64 cgid, int nid, const char *probe,
+		unsigned long pfn, long kernel, long ledger, long scan,
+		unsigned long missed)
+{
+	struct md_anomaly *a;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_ring_lock, flags);
+	a = &md_ring[md_ring_next++ % MD_EVENTS_MAX];
+	*a = (struct md_anomaly) {
+		.ns = ktime_get_ns(), .cgid = cgid, .nid = nid, .kind = kind,
+		.probe = probe, .pfn = pfn,
+		.kernel = kernel, .ledger = ledger, .scan = scan, .missed = missed,
+	};
+	raw_spin_unlock_irqrestore(&md_ring_lock, flags);
+
+	if (__ratelimit(&md_warn_rs[kind]))
+		pr_warn("%s: cgroup %llu node %d kernel %ld ledger %ld scan %ld missed %lu%s%s\n",
+			md_anomaly_names[kind], cgid, nid, kernel, ledger, scan, missed,
+			probe ? " probe " : "", probe ?: "");
+}
+
+unsigned long md_anomaly_count(void)
+{
+	return READ_ONCE(md_ring_next);
+}
+
+/* Path of the memcg with cgroup id @cgid, or "-" once it is gone. */
+static void md_cgid_path(struct seq_file *m, u64 cgid, char *buf)
+{
+	struct mem_cgroup *root = md_root_memcg(), *pos = NULL;
+	bool found = false;
+
+	rcu_read_lock();
+	while ((pos = md_memcg_next(pos, root))) {
+		if (md_memcg_cgid(pos) == cgid) {
+			found = md_memcg_path(pos, buf, PATH_MAX) < PATH_MAX;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (found)
+		seq_escape(m, buf, " \t\n\\");
+	else
+		seq_putc(m, '-');
+}
+
+void md_events_show(struct seq_file *m)
+{
+	unsigned long next, first, i;
+	struct md_anomaly *copy;
+	unsigned long flags;
+	char *path;
+	int n;
+
+	copy = kmalloc_array(MD_EVENTS_MAX, sizeof(*copy), GFP_KERNEL);
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!copy || !path)
+		goto out;
+	raw_spin_lock_irqsave(&md_ring_lock, flags);
+	next = md_ring_next;
+	memcpy(copy, md_ring, sizeof(md_ring));
+	raw_spin_unlock_irqrestore(&md_ring_lock, flags);
+
+	first = next > MD_EVENTS_MAX ? next - MD_EVENTS_MAX : 0;
+	seq_printf(m, "dropped %lu\n", first);
+	seq_puts(m, "time id path node kind probe pfn kernel ledger scan missed\n");
+	for (i = first; i < next; i++) {
+		struct md_anomaly *a = &copy[i % MD_EVENTS_MAX];
+
+		n = a->nid;
+		seq_printf(m, "%llu.%06llu %llu ", div_u64(a->ns, NSEC_PER_SEC),
+			   div_u64(a->ns % NSEC_PER_SEC, NSEC_PER_USEC), a->cgid);
+		if (a->cgid)
+			md_cgid_path(m, a->cgid, path);
+		else
+			seq_putc(m, '-');
+		if (n >= 0)
+			seq_printf(m, " %d", n);
+		else
+			seq_puts(m, " -");
+		seq_printf(m, " %s %s ", md_anomaly_names[a->kind], a->probe ?: "-");
+		if (a->pfn)
+			seq_printf(m, "%lu", a->pfn);
+		else
+			seq_putc(m, '-');
+		seq_printf(m, " %ld %ld %ld %lu\n", a->kernel, a->ledger, a->scan, a->missed);
+	}
+out:
+	kfree(path);
+	kfree(copy);
+}

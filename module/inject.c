@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault injection for testing the checks themselves, only when loaded with
+ * fault_inject=1 (which taints the kernel).  debugfs "inject" takes:
+ *   drop POINT N        the ledger ignores the next N updates from a probe point
+ *   miss POINT N        count N missed hits on a probe point
+ *   skew CGROUP PAGES   move the kernel's own counter of CGROUP by +-PAGES
+ *   unskew CGROUP       undo every skew of CGROUP
+ *   replay42 on|off     each migration of a dirty folio also applies the 4.2
+ *                       bug's net effect: a memcg decrement without increment
+ * CGROUP is a path in the memory hierarchy ("/" for the root).  The kernel's
+ * counters are put back as they were on unload, for memcgs still alive.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/jump_label.h>
+#include <linux/moduleparam.h>
+#include <linux/nodemask.h>
+#include <linux/panic.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "compat.h"
+#include "memcg_dirty.h"
+
+static bool fault_inject;
+module_param(fault_inject, bool, 0400);
+MODULE_PARM_DESC(fault_inject, "enable the debugfs inject file (taints the kernel)");
+
+DEFINE_STATIC_KEY_FALSE(md_inject_key);
+static atomic_t md_drop[MD_NR_POINTS];
+static atomic_long_t md_miss[MD_NR_POINTS];
+static bool md_replay42;
+static atomic_long_t md_replayed;
+
+#define MD_INJECT_MAX_N		1000000
+#define MD_INJECT_MAX_PAGES	1048576L
+
+bool md_inject_enabled(void)
+{
+	return fault_inject;
+}
+
+void md_inject_init(void)
+{
+	if (!fault_inject)
+		return;
+	add_taint(TAINT_USER, LOCKDEP_STILL_OK);
+	pr_warn("fault injection enabled (fault_inject=1): kernel tainted\n");
+	static_branch_enable(&md_inject_key);
+}
+
+/* Probe handlers: true if this update is to be dropped. */
+bool __md_inject_drop(enum md_point p)
+{
+	return atomic_dec_if_positive(&md_drop[p]) >= 0;
+}
+
+unsigned long md_inject_missed(enum md_point p)
+{
+	return fault_inject ? atomic_long_read(&md_miss[p]) : 0;
+}
+
+/* Migration handler: the 4.2 kernel lost the increment for the new page. */
+void __md_inject_migrated(struct mem_cgroup *memcg, int nid, long pages)
+{
+	struct md_entry *e;
+
+	if (!READ_ONCE(md_replay42) || !memcg)
+		return;
+	e = md_entry_lookup(memcg);
+	if (!e)
+		return;
+	md_kernel_skew(memcg, nid, -pages);
+	atomic_long_sub(pages, &e->injected[nid]);
+	atomic_long_add(pages, &md_replayed);
+}
+
+static struct mem_cgroup *md_memcg_by_path(const char *want)
+{
+	struct mem_cgroup *root = md_root_memcg(), *pos = NULL, *found = NULL;
+	char *path = kmalloc(PATH_MAX, GFP_KERNEL);
+
+	if (!path)
+		return NULL;
+	rcu_read_lock();
+	while ((pos = md_memcg_next(pos, root))) {
+		if (md_memcg_path(pos, path, PATH_MAX) < PATH_MAX &&
+		    !strcmp(path, want) && !md_memcg_dying(pos) &&
+		    md_memcg_tryget(pos)) {
+			found = pos;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	kfree(path);
+	return found;
+}
+
+/* Apply @pages to @memcg's kernel counter on its first node, remembered. */
+static int md_inject_skew(struct mem_cgroup *memcg, long pages, bool undo)
+{
+	struct md_entry *e = md_entry_ensure(memcg);
+	int nid;
+
+	if (!e)
+		return -ENOMEM;
+	if (undo) {
+		for_each_node(nid)
+			md_kernel_skew(memcg, nid, -atomic_long_xchg(&e->injected[nid], 0));
+		return 0;
+	}
+	nid = first_online_node;
+	md_kernel_skew(memcg, nid, pages);
+	atomic_long_add(pages, &e->injected[nid]);
+	return 0;
+}
+
+static int md_point_by_name(const char *name)
+{
+	int p;
+
+	for (p = 0; p < MD_NR_POINTS; p++)
+		if (!strcmp(name, md_point_name(p)))
+			return p;
+	return -1;
+}
+
+int md_inject_command(char *cmd)
+{
+	char *verb = strsep(&cmd, " "), *arg1, *arg2, *extra;
+	struct mem_cgroup *memcg;
+	long n;
+	int p, ret;
+
+	arg1 = cmd ? strsep(&cmd, " ") : NULL;
+	arg2 = cmd ? strsep(&cmd, " ") : NULL;
+	extra = cmd;
+	if (!verb || !arg1 || extra)
+		return -EINVAL;
+
+	if (!strcmp(verb, "drop") || !strcmp(verb, "miss")) {
+		p = md_point_by_name(arg1);
+		if (p < 0)
+			return -ENOENT;
+		if (!arg2 || kstrtol(arg2, 10, &n) || n < 1 || n > MD_INJECT_MAX_N)
+			return -EINVAL;
+		if (verb[0] == 'd')
+			atomic_set(&md_drop[p], n);
+		else
+			atomic_long_add(n, &md_miss[p]);
+		return 0;
+	}
+	if (!strcmp(verb, "replay42")) {
+		if (arg2)
+			return -EINVAL;
+		if (!strcmp(arg1, "on"))
+			WRITE_ONCE(md_replay42, true);
+		else if (!strcmp(arg1, "off"))
+			WRITE_ONCE(md_replay42, false);
+		else
+			return -EINVAL;
+		return 0;
+	}
+	if (!strcmp(verb, "skew") || !strcmp(verb, "unskew")) {
+		bool undo = verb[0] == 'u';
+
+		if (undo ? !!arg2 : !arg2)
+			return -EINVAL;
+		if (!undo && (kstrtol(arg2, 10, &n) || !n ||
+			      n < -MD_INJECT_MAX_PAGES || n > MD_INJECT_MAX_PAGES))
+			return -EINVAL;
+		if (!md_kernel_skew_available())
+			return -EOPNOTSUPP;
+		memcg = md_memcg_by_path(arg1);
+		if (!memcg)
+			return -ENOENT;
+		mutex_lock(&md_mutex);
+		ret = md_inject_skew(memcg, n, undo);
+		mutex_unlock(&md_mutex);
+		md_memcg_put(memcg);
+		return ret;
+	}
+	return -EINVAL;
+}
+
+void md_inject_show(struct seq_file *m)
+{
+	int p;
+
+	seq_printf(m, "replay42 %s\n", READ_ONCE(md_replay42) ? "on" : "off");
+	seq_printf(m, "replayed_pages %ld\n", atomic_long_read(&md_replayed));
+	for (p = 0; p < MD_NR_POINTS; p++)
+		seq_printf(m, "point %s drop %d miss %ld\n", md_point_name(p),
+			   atomic_read(&md_drop[p]), atomic_long_read(&md_miss[p]));
+}
+
+/* Put back what skew and replay did to memcgs that are still alive. */
+void md_inject_exit(void)
+{
+	struct md_entry *e;
+	struct mem_cgroup *memcg;
+	int nid;
+
+	if (!fault_inject)
+		return;
+	mutex_lock(&md_mutex);
+	list_for_each_entry(e, &md_entries, node) {
+		memcg = md_entry_pin(e);
+		if (!memcg)
+			continue;
+		for_each_node(nid)
+			md_kernel_skew(memcg, nid, -atomic_long_xchg(&e->injected[nid], 0));
+		md_memcg_put(memcg);
+	}
+	mutex_unlock(&md_mutex);
+}

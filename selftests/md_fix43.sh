@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The 4.3 fix's own test ("memcg: fix dirty page migration"): buffered
+# writes in a memory-limited cgroup on ext4, (1) baseline, (2) with the
+# compaction antagonist, (3) again; speed and dirty residue after sync.
+# Run twice: on this (fixed) kernel, where every residue is 0 and the
+# verdict ok; and with the 4.2 bug replayed by fault injection, where the
+# kernel's residue goes negative while ledger and scan stay at 0, and the
+# verdict is underflow with the kernel as suspect.
+. ./lib.sh
+md_require_root
+md_require_debugfs
+md_require_cgroup2_memory
+md_require_disk
+[ -n "${MEMCG_DIRTY_KO:-}" ] || modinfo memcg_dirty > /dev/null 2>&1 ||
+	md_skip_all "memcg_dirty is neither installed nor given as MEMCG_DIRTY_KO"
+MB=${MD_FIX43_MB:-256}
+W=$MD_WORK
+
+# phase N ANTAGONIST: dd MB MiB in md_fix43, sync; prints the table row
+phase() {
+	rm -f "$W/foo"
+	sync
+	if [ "$2" = 1 ]; then
+		(while [ ! -e "$W/stop" ]; do echo 1 > /proc/sys/vm/compact_memory; done) &
+	fi
+	speed=$(md_in_cg md_fix43 dd if=/dev/zero of="$W/foo" bs=1M count="$MB" 2>&1 |
+		sed -n 's/.*copied, *\([0-9.]*\) seconds.*/\1/p')
+	touch "$W/stop"
+	wait
+	rm -f "$W/stop"
+	sync
+	mbs=$(awk -v s="$speed" -v mb="$MB" 'BEGIN { if (s > 0) printf "%d", mb / s; else print "?" }')
+	set -- $(awk '{ v[$1] = $2 } END { print v["kernel"], v["ledger"], v["scan"], v["verdict"], v["suspect"] }' \
+		"$MD/cgroups/md_fix43/check")
+	row="$mbs MB/s  kernel $1  ledger $2  scan $3  $4/$5"
+	K=$1 L=$2 S=$3 V=$4 SU=$5
+}
+
+run() {
+	label=$1
+	md_mkcg md_fix43
+	echo 192M > "$CG/md_fix43/memory.max"
+	md_wait_dir md_fix43
+	mig0=$(md_stat md_fix43 migrated)
+	echo "# 4.3 fix test, $label: dd $MB MiB, memory.max 192M, ext4; (speed, dirty residue after sync, pages)"
+	phase 1 0; echo "#   1) baseline              $row"; K1=$K L1=$L S1=$S V1=$V SU1=$SU
+	phase 2 1; echo "#   2) compaction antagonist $row"; K2=$K L2=$L S2=$S V2=$V SU2=$SU
+	phase 3 0; echo "#   3) again                 $row"; K3=$K L3=$L S3=$S V3=$V SU3=$SU
+	MIG=$(($(md_stat md_fix43 migrated) - mig0))
+	echo "#   dirty pages migrated: $MIG"
+}
+
+# --- on this kernel as it is
+md_reload || exit 1
+run "this kernel"
+md_check "migration happened under the antagonist ($MIG pages)" test "$MIG" -gt 0
+md_eq "phase 1: residues 0, ok" "0 0 0 ok" "$K1 $L1 $S1 $V1"
+md_eq "phase 2: residues 0, ok" "0 0 0 ok" "$K2 $L2 $S2 $V2"
+md_eq "phase 3: residues 0, ok" "0 0 0 ok" "$K3 $L3 $S3 $V3"
+rm -f "$W/foo"
+md_unload
+md_rmcg md_fix43
+sync
+
+# --- with the 4.2 bug replayed
+md_reload fault_inject=1 || exit 1
+echo "replay42 on" > "$MD/inject"
+run "4.2 bug replayed"
+echo "replay42 off" > "$MD/inject"
+md_diag "replayed: $(awk '$1 == "replayed_pages" { print $2 }' "$MD/inject") pages"
+md_eq "phase 1: residues 0, ok" "0 0 0 ok" "$K1 $L1 $S1 $V1"
+md_check "phase 2: kernel residue negative ($K2)" test "$K2" -lt 0
+md_eq "phase 2: ledger and scan 0, underflow, kernel suspect" "0 0 underflow kernel" "$L2 $S2 $V2 $SU2"
+md_check "phase 3: kernel residue still negative ($K3)" test "$K3" -lt 0
+md_eq "phase 3: ledger and scan 0, underflow, kernel suspect" "0 0 underflow kernel" "$L3 $S3 $V3 $SU3"
+md_check "a kernel_negative event" md_has_event kernel_negative "$(md_cgid md_fix43)"
+rm -f "$W/foo"
+md_unload		# puts the kernel's counter back
+sleep 3			# memory.stat is rstat-flushed every 2 s
+md_eq "after unload the kernel's counter is back at 0" 0 \
+	"$(awk '$1 == "file_dirty" { print $2 }' "$CG/md_fix43/memory.stat")"
+md_rmcg md_fix43
+rm -rf "$W"
+md_finish
