@@ -38,8 +38,31 @@ u64 md_scan_age_ms(void)
 
 static void md_check_log(struct md_entry *e, struct md_check *c);
 
-/* The view that disagrees with the other two, if exactly one does. */
-static enum md_view md_odd_one(long k, long l, long s, long *delta)
+/*
+ * The view that disagrees with the other two, if exactly one does.  The
+ * scan agrees with a value v when s <= v <= s + busy (locked folios).
+ */
+static enum md_view md_odd_one(long k, long l, long s, long busy, long *delta)
+{
+	bool sk = s <= k && k <= s + busy, sl = s <= l && l <= s + busy;
+
+	if (k == l && !sk) {
+		*delta = s - k;
+		return MD_VIEW_SCAN;
+	}
+	if (k != l && sk && !sl) {
+		*delta = l - k;
+		return MD_VIEW_LEDGER;
+	}
+	if (k != l && sl && !sk) {
+		*delta = k - l;
+		return MD_VIEW_KERNEL;
+	}
+	*delta = k - l;
+	return MD_VIEW_NONE;
+}
+
+static enum md_view md_odd_one_exact(long k, long l, long s, long *delta)
 {
 	if (k == l && l != s) {
 		*delta = s - k;
@@ -76,6 +99,7 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		md_scan();
 
 	seq = md_entry_seq(e);
+	c->scan_busy = e->scan_busy;
 	for_each_node(nid) {
 		k = md_kernel_dirty_node(memcg, nid);
 		l = md_entry_dirty(e, nid);
@@ -84,11 +108,18 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		c->kernel += k;
 		c->ledger += l;
 		c->scan += s;
-		if (!c->node_differs && (k != l || l != s)) {
+		if (c->node_differs)
+			continue;
+		if (!e->scan_busy && (k != l || l != s)) {
 			c->node_differs = true;
-			c->nid = nid;
-			c->suspect = md_odd_one(k, l, s, &c->delta);
+			c->suspect = md_odd_one_exact(k, l, s, &c->delta);
+		} else if (e->scan_busy && (k != l || s > k || k > s + e->scan_busy)) {
+			/* busy pages may sit on any node: compare ranges */
+			c->node_differs = true;
+			c->suspect = md_odd_one(k, l, s, e->scan_busy, &c->delta);
 		}
+		if (c->node_differs)
+			c->nid = nid;
 	}
 	c->bound = md_entry_seq(e) - seq;
 	c->quiescent = e->scan_valid && e->seq0 == seq && !c->bound;
@@ -143,6 +174,7 @@ void md_check_show(struct seq_file *m, struct md_check *c)
 	seq_printf(m, "suspect %s\n", md_view_names[c->suspect]);
 	seq_printf(m, "delta %ld\n", c->delta);
 	seq_printf(m, "quiescent %d\nbound %ld\n", c->quiescent, c->bound);
+	seq_printf(m, "scan_busy %ld\n", c->scan_busy);
 }
 
 /*

@@ -18,7 +18,6 @@
 #include "memcg_dirty.h"
 
 #define MD_MODE_RO	0400
-#define MD_MODE_WO	0200
 #define MD_MODE_RW	0600
 #define MD_CMD_MAX	64
 
@@ -192,6 +191,7 @@ static const struct file_operations md_summary_fops = {
 /*
  * control: "scan" runs the page scan now, "resync" retries the starting
  * point of unsynced entries.  Anything else is -EINVAL, nothing done.
+ * Reading it lists the commands.
  */
 /* One command per write: one line, printable, under MD_CMD_MAX bytes. */
 static int md_read_command(const char __user *ubuf, size_t len, char *buf)
@@ -235,11 +235,24 @@ static ssize_t md_control_write(struct file *file, const char __user *ubuf,
 	return len;
 }
 
+static int md_control_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "commands: scan resync\n");
+	return 0;
+}
+
+static int md_control_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, md_control_show, NULL);
+}
+
 static const struct file_operations md_control_fops = {
-	.owner	= THIS_MODULE,
-	.open	= simple_open,
-	.write	= md_control_write,
-	.llseek	= no_llseek,
+	.owner		= THIS_MODULE,
+	.open		= md_control_open,
+	.read		= seq_read,
+	.write		= md_control_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
 };
 
 static int md_inject_read_show(struct seq_file *m, void *v)
@@ -393,7 +406,7 @@ int md_debugfs_init(void)
 	debugfs_create_file("version", MD_MODE_RO, md_root_dir, NULL, &md_version_fops);
 	debugfs_create_file("probes", MD_MODE_RO, md_root_dir, NULL, &md_probes_file_fops);
 	debugfs_create_file("summary", MD_MODE_RO, md_root_dir, NULL, &md_summary_fops);
-	debugfs_create_file("control", MD_MODE_WO, md_root_dir, NULL, &md_control_fops);
+	debugfs_create_file("control", MD_MODE_RW, md_root_dir, NULL, &md_control_fops);
 	debugfs_create_file("check", MD_MODE_RO, md_root_dir, NULL, &md_global_check_fops);
 	debugfs_create_file("events", MD_MODE_RO, md_root_dir, NULL, &md_events_file_fops);
 	if (md_inject_enabled())

@@ -2,7 +2,8 @@
 /*
  * Fault injection for testing the checks themselves, only when loaded with
  * fault_inject=1 (which taints the kernel).  debugfs "inject" takes:
- *   drop POINT N        the ledger ignores the next N updates from a probe point
+ *   drop POINT N [CGROUP]  the ledger ignores the next N updates from a
+ *                       probe point (for CGROUP only, if given)
  *   miss POINT N        count N missed hits on a probe point
  *   skew CGROUP PAGES   move the kernel's own counter of CGROUP by +-PAGES
  *   unskew CGROUP       undo every skew of CGROUP
@@ -30,6 +31,7 @@ MODULE_PARM_DESC(fault_inject, "enable the debugfs inject file (taints the kerne
 
 DEFINE_STATIC_KEY_FALSE(md_inject_key);
 static atomic_t md_drop[MD_NR_POINTS];
+static u64 md_drop_cgid[MD_NR_POINTS];	/* 0: any memcg */
 static atomic_long_t md_miss[MD_NR_POINTS];
 static bool md_replay42;
 static atomic_long_t md_replayed;
@@ -52,8 +54,14 @@ void md_inject_init(void)
 }
 
 /* Probe handlers: true if this update is to be dropped. */
-bool __md_inject_drop(enum md_point p)
+bool __md_inject_drop(enum md_point p, struct mem_cgroup *memcg)
 {
+	u64 cgid = READ_ONCE(md_drop_cgid[p]);
+
+	if (!atomic_read(&md_drop[p]))
+		return false;
+	if (cgid && (!memcg || md_memcg_cgid(memcg) != cgid))
+		return false;
 	return atomic_dec_if_positive(&md_drop[p]) >= 0;
 }
 
@@ -129,15 +137,16 @@ static int md_point_by_name(const char *name)
 
 int md_inject_command(char *cmd)
 {
-	char *verb = strsep(&cmd, " "), *arg1, *arg2, *extra;
+	char *verb = strsep(&cmd, " "), *arg1, *arg2, *arg3;
 	struct mem_cgroup *memcg;
+	u64 cgid = 0;
 	long n;
 	int p, ret;
 
 	arg1 = cmd ? strsep(&cmd, " ") : NULL;
 	arg2 = cmd ? strsep(&cmd, " ") : NULL;
-	extra = cmd;
-	if (!verb || !arg1 || extra)
+	arg3 = cmd ? strsep(&cmd, " ") : NULL;
+	if (!verb || !arg1 || cmd)
 		return -EINVAL;
 
 	if (!strcmp(verb, "drop") || !strcmp(verb, "miss")) {
@@ -146,12 +155,26 @@ int md_inject_command(char *cmd)
 			return -ENOENT;
 		if (!arg2 || kstrtol(arg2, 10, &n) || n < 1 || n > MD_INJECT_MAX_N)
 			return -EINVAL;
-		if (verb[0] == 'd')
+		if (arg3 && verb[0] == 'm')
+			return -EINVAL;
+		if (arg3) {
+			memcg = md_memcg_by_path(arg3);
+			if (!memcg)
+				return -ENOENT;
+			cgid = md_memcg_cgid(memcg);
+			md_memcg_put(memcg);
+		}
+		if (verb[0] == 'd') {
+			atomic_set(&md_drop[p], 0);
+			WRITE_ONCE(md_drop_cgid[p], cgid);
 			atomic_set(&md_drop[p], n);
-		else
+		} else {
 			atomic_long_add(n, &md_miss[p]);
+		}
 		return 0;
 	}
+	if (arg3)
+		return -EINVAL;
 	if (!strcmp(verb, "replay42")) {
 		if (arg2)
 			return -EINVAL;

@@ -61,6 +61,7 @@ struct md_entry {
 	 */
 	bool synced;
 	bool scan_valid;		/* no event of ours during the last scan */
+	long scan_busy;			/* pages the scan found locked: not counted */
 	long seq0;			/* event sequence before the last scan */
 	int last_verdict;		/* enum md_verdict, to log changes once */
 	struct md_pcpu __percpu *pcpu;
@@ -170,6 +171,7 @@ struct md_check {
 	long kernel, ledger, scan;	/* pages, summed over nodes */
 	long delta;			/* suspect - the other two (or kernel - ledger) */
 	long bound;			/* pages of events seen while reading */
+	long scan_busy;			/* scan is a lower bound by this much */
 	bool quiescent;			/* strict comparison was possible */
 	bool node_differs;
 	int nid;			/* first node where the views differ */
@@ -221,16 +223,16 @@ DECLARE_STATIC_KEY_FALSE(md_inject_key);
 bool md_inject_enabled(void);
 void md_inject_init(void);
 void md_inject_exit(void);
-bool __md_inject_drop(enum md_point p);
+bool __md_inject_drop(enum md_point p, struct mem_cgroup *memcg);
 void __md_inject_migrated(struct mem_cgroup *memcg, int nid, long pages);
 unsigned long md_inject_missed(enum md_point p);
 int md_inject_command(char *cmd);
 void md_inject_show(struct seq_file *m);
 
 /* Free when fault injection is off: a patched-out branch. */
-static inline bool md_inject_drop(enum md_point p)
+static inline bool md_inject_drop(enum md_point p, struct mem_cgroup *memcg)
 {
-	return static_branch_unlikely(&md_inject_key) && __md_inject_drop(p);
+	return static_branch_unlikely(&md_inject_key) && __md_inject_drop(p, memcg);
 }
 
 static inline void md_inject_migrated(struct mem_cgroup *memcg, int nid,

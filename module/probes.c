@@ -45,9 +45,11 @@ static void md_tp_dirtied(void *data, struct folio *folio,
 	struct mem_cgroup *memcg;
 
 	md_hit(MD_P_DIRTIED);
-	if (!md_mapping_accounts_dirty(mapping) || md_inject_drop(MD_P_DIRTIED))
+	if (!md_mapping_accounts_dirty(mapping))
 		return;
 	memcg = md_folio_memcg(folio);
+	if (md_inject_drop(MD_P_DIRTIED, memcg))
+		return;
 	md_account(memcg, md_folio_nid(folio), md_folio_pages(folio), MD_DIRTIED);
 	if (unlikely(!memcg))
 		md_anomaly(MD_A_DIRTIED_UNCHARGED, 0, md_folio_nid(folio), "dirtied",
@@ -98,7 +100,8 @@ static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct md_clear_io_data *d = (void *)ri->data;
 
 	md_hit(MD_P_CLEANED_IO);
-	if (d->accounts && regs_return_value(regs) && !md_inject_drop(MD_P_CLEANED_IO))
+	if (d->accounts && regs_return_value(regs) &&
+	    !md_inject_drop(MD_P_CLEANED_IO, md_folio_memcg(d->folio)))
 		md_account(md_folio_memcg(d->folio), md_folio_nid(d->folio),
 			   -md_folio_pages(d->folio), MD_CLEANED_IO);
 	return 0;
@@ -116,7 +119,7 @@ static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 	struct folio *folio = md_arg(regs, 0);
 
 	md_hit(MD_P_CANCELLED);
-	if (md_inject_drop(MD_P_CANCELLED))
+	if (md_inject_drop(MD_P_CANCELLED, md_folio_memcg(folio)))
 		return 0;
 	md_account(md_folio_memcg(folio), md_folio_nid(folio),
 		   -md_folio_pages(folio),
@@ -155,7 +158,7 @@ static int md_migrate_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (regs_return_value(regs) != MIGRATEPAGE_SUCCESS ||
 	    !md_mapping_accounts_dirty(d->mapping) || !folio_test_dirty(d->dst))
 		return 0;
-	if (md_inject_drop(MD_P_MIGRATED))
+	if (md_inject_drop(MD_P_MIGRATED, md_folio_memcg(d->src)))
 		return 0;
 	md_account_migrate(md_folio_memcg(d->src), md_folio_nid(d->src),
 			   md_folio_nid(d->dst), md_folio_pages(d->src));
@@ -192,7 +195,7 @@ static int md_move_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (regs_return_value(regs) || folio_test_anon(folio) ||
 	    !folio_test_dirty(folio) ||
 	    !md_mapping_accounts_dirty(folio_mapping(folio)) ||
-	    md_inject_drop(MD_P_MOVED))
+	    md_inject_drop(MD_P_MOVED, d->from))
 		return 0;
 	md_account_move(d->from, d->to, md_folio_nid(folio),
 			d->compound ? md_folio_pages(folio) : 1);

@@ -38,7 +38,18 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 	if (unlikely(page_folio(page) != folio))
 		goto put;
 	if (!folio_trylock(folio)) {
-		info->busy++;
+		/*
+		 * Someone holds it (a writer between write_begin and
+		 * write_end, writeback starting): its state is in flux, so
+		 * the scan is only a lower bound for its memcg.  The memcg
+		 * is read unlocked, only to find the entry, never followed.
+		 */
+		nr = folio_nr_pages(folio);
+		info->busy += nr;
+		memcg = md_folio_memcg(folio);
+		e = memcg ? md_entry_lookup(memcg) : NULL;
+		if (e)
+			e->scan_busy += nr;
 		goto put;
 	}
 	nr = folio_nr_pages(folio);
@@ -74,21 +85,27 @@ void md_scan(void)
 	md_list_fresh();
 	list_for_each_entry(e, &md_entries, node) {
 		memset(e->scan, 0, nr_node_ids * sizeof(*e->scan));
+		e->scan_busy = 0;
 		e->seq0 = md_entry_seq(e);
 	}
 
 	start = ktime_get_ns();
+	rcu_read_lock();
 	for_each_online_node(nid) {
 		pfn = node_start_pfn(nid);
 		end = node_end_pfn(nid);
 		for (; pfn < end; pfn++) {
-			if (!(pfn & 1023))
+			if (!(pfn & 1023)) {
+				rcu_read_unlock();
 				cond_resched();
+				rcu_read_lock();
+			}
 			page = pfn_to_online_page(pfn);
 			if (page)
 				pfn += md_scan_page(page, &info);
 		}
 	}
+	rcu_read_unlock();
 	info.duration_ns = ktime_get_ns() - start;
 	info.when_ns = ktime_get_ns();
 	info.count = md_last_scan.count + 1;
@@ -114,7 +131,7 @@ int md_resync(void)
 	list_for_each_entry(e, &md_entries, node) {
 		if (READ_ONCE(e->dead) || e->synced)
 			continue;
-		if (!e->scan_valid) {
+		if (!e->scan_valid || e->scan_busy) {
 			left++;
 			continue;
 		}

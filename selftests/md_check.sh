@@ -21,14 +21,14 @@ md_check "fault_inject=1 creates inject (0600)" test "$(stat -c %a "$MD/inject" 
 md_check "dmesg says the kernel is tainted" sh -c "dmesg | tail -n +$((mark + 1)) | grep -q 'fault injection enabled.*tainted'"
 md_check "the taint is set" test "$(cat /proc/sys/kernel/tainted)" != 0
 
-before=$(cat "$MD/inject")
+before=$(md5sum < "$MD/inject")
 for bad in "bogus" "drop nosuch 5" "drop dirtied 0" "drop dirtied -3" "drop dirtied 99999999" \
-	"drop dirtied" "drop dirtied 5 extra" "skew /md_nonexistent 5" "skew / 0" "skew /" \
+	"drop dirtied" "drop dirtied 5 /md_nonexistent" "drop dirtied 5 / extra" "miss dirtied 5 /" "skew /md_nonexistent 5" "skew / 0" "skew /" \
 	"unskew" "replay42 maybe" "miss cleaned_io x"; do
 	md_check "rejected: '$bad'" sh -c "! echo '$bad' > $MD/inject 2>/dev/null"
 done
 md_check "rejected: a 200-byte command" sh -c "! printf '%0200d\n' 0 > $MD/inject 2>/dev/null"
-md_eq "nothing changed by rejected commands" "$before" "$(cat "$MD/inject")"
+md_eq "nothing changed by rejected commands" "$before" "$(md5sum < "$MD/inject")"
 
 md_mkcg md_ck md_ck/a md_ck/b md_ck/c
 for c in md_ck md_ck/a md_ck/b md_ck/c; do md_wait_dir $c; done
@@ -37,8 +37,8 @@ md_check "root synced" md_wait_synced ""
 md_hold_writeback
 
 # ledger side: the ledger misses 100 dirtyings
-echo "drop dirtied 100" > "$MD/inject"
-md_in_cg md_ck/a mdfile write "$W/a" 1024
+echo "drop dirtied 100 /md_ck/a" > "$MD/inject"
+md_in_cg md_ck/a taskset -c 0 mdfile write "$W/a" 1024
 md_eq "dropped dirtyings: mismatch, ledger suspect, 100 short" "mismatch ledger -100" "$(md_verdict md_ck/a)"
 md_check "a mismatch event for md_ck/a" md_has_event mismatch "$(md_cgid md_ck/a)"
 
@@ -91,6 +91,21 @@ touch "$W/stop"
 wait
 md_eq "40 checks during writes: no mismatch or underflow" 0 $bad
 
+# loaded while a cgroup is busy: unsynced until it is still, then ok
+md_mkcg md_ck/u
+(i=0; while [ ! -e "$W/stopu" ]; do mdfile write "$W/u$i" 64; rm -f "$W/u$i"; i=$((i + 1)); done) &
+upid=$!
+echo $upid > "$CG/md_ck/u/cgroup.procs"
+sleep 0.5
+md_reload fault_inject=1 || exit 1
+md_wait_dir md_ck/u
+md_eq "loaded while md_ck/u writes: unsynced" unsynced "$(md_chk md_ck/u verdict)"
+touch "$W/stopu"
+wait $upid
+sync
+md_check "md_ck/u resyncs once still" md_wait_synced md_ck/u
+md_eq "md_ck/u then ok" ok "$(md_chk md_ck/u verdict)"
+
 # misses make every verdict untrusted
 echo "miss cleaned_io 3" > "$MD/inject"
 md_eq "probe misses: untrusted" untrusted "$(md_chk md_ck/b verdict)"
@@ -100,5 +115,5 @@ md_check "probes shows the misses" test "$(awk '$1 == "cleaned_io" { print $6 }'
 md_unload
 rm -rf "$W"
 sync
-md_rmcg md_ck/a md_ck/b md_ck/c md_ck
+md_rmcg md_ck/a md_ck/b md_ck/c md_ck/u md_ck
 md_finish
