@@ -126,7 +126,7 @@ vm-check: modules-all helpers
 		selftests/vm/run --kver $$k --numa --quiet --timeout 1500 \
 			--log $(B)/vm/$$k/suite.log -- sh ./run_all.sh || fail=1; \
 		selftests/vm/run --kver $$k --cgroup v1 --quiet --timeout 600 \
-			--log $(B)/vm/$$k/v1.log -- sh ./run_all.sh md_v1.sh md_debugfs.sh || fail=1; \
+			--log $(B)/vm/$$k/v1.log -- sh ./run_all.sh md_v1.sh md_v1_move.sh md_debugfs.sh || fail=1; \
 	done; test $$fail = 0
 
 check: deps

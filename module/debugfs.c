@@ -303,6 +303,7 @@ static int md_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "hierarchy %s\n", md_cgroup_v1() ? "v1" : "v2");
 	seq_printf(m, "nodes %u\n", nr_node_ids);
 	seq_printf(m, "lost_events %ld\n", md_lost_total());
+	seq_printf(m, "entries %ld\nentry_bytes %zu\n", md_entries_count(), md_entry_bytes());
 	seq_printf(m, "fault_inject %d\n", md_inject_enabled());
 	seq_printf(m, "kernel_hier %s\n", md_kernel_hier_available() ? "exact" : "unavailable");
 	mutex_lock(&md_mutex);

@@ -50,6 +50,9 @@ static DEFINE_PER_CPU(long, md_lost);
 /* Every event anywhere: a global check is strict only if this stood still. */
 static DEFINE_PER_CPU(long, md_seq);
 
+/* Entries allocated (listed, pooled or dying): the module's memory. */
+static atomic_long_t md_entries_allocated;
+
 static void md_work_fn(struct work_struct *work);
 static DECLARE_WORK(md_work, md_work_fn);
 static bool md_stopping;
@@ -72,13 +75,27 @@ static struct md_entry *md_entry_alloc(void)
 		return NULL;
 	}
 	INIT_LIST_HEAD(&e->node);
+	atomic_long_inc(&md_entries_allocated);
 	return e;
 }
 
 static void md_entry_free(struct md_entry *e)
 {
+	atomic_long_dec(&md_entries_allocated);
 	free_percpu(e->pcpu);
 	kfree(e);
+}
+
+long md_entries_count(void)
+{
+	return atomic_long_read(&md_entries_allocated);
+}
+
+/* What one entry costs: the entry itself and its per-CPU counters. */
+size_t md_entry_bytes(void)
+{
+	return struct_size((struct md_entry *)NULL, arrays, 3 * nr_node_ids) + num_possible_cpus() *
+	       struct_size((struct md_pcpu *)NULL, dirty, nr_node_ids);
 }
 
 static void md_pool_fill(void)

@@ -110,6 +110,8 @@ long md_entry_event(struct md_entry *e, enum md_event ev);
 long md_uncharged_total(void);
 long md_lost_total(void);
 long md_total_seq(void);
+long md_entries_count(void);
+size_t md_entry_bytes(void);
 void md_reconcile(bool unsync);
 void md_resync_kick(void);
 extern struct mutex md_mutex;

@@ -404,7 +404,7 @@ int md_probes_register(void)
 			md_probes_unregister();
 			return ret;
 		}
-		pr_warn("optional probe point %s not attached: %d\n", p->point, p->err);
+		pr_info("optional probe point %s not attached: %d\n", p->point, p->err);
 	}
 	return 0;
 }

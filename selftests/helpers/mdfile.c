@@ -13,6 +13,12 @@
  *   mdfile migrate FILE NODE         map the file, move_pages() it to NODE;
  *                                    prints "moved N of M"
  *   mdfile nodes   FILE              prints "nodeN=COUNT" for the mapped pages
+ *   mdfile mapwait FILE PAGES SECS   dirty PAGES through a shared mapping, print
+ *                                    "mapped", keep the mapping SECS seconds
+ *   mdfile hog     MB                touch MB of anonymous memory, then exit
+ *   mdfile readloop FILE SECS        keep FILE open, re-read it for SECS seconds;
+ *                                    every read must be text or an error, never
+ *                                    garbage; prints "reads N errors N"
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MPOL_MF_MOVE (1 << 1)
@@ -195,6 +202,75 @@ static void do_nodes(const char *file)
 			printf("node%ld=%ld\n", i, count[i]);
 }
 
+static void do_mapwait(const char *file, long pages, long secs)
+{
+	int fd;
+	char *p = map_file(file, pages, PROT_READ | PROT_WRITE, &fd);
+	long i;
+
+	for (i = 0; i < pages; i++)
+		p[i * page_size] = 0x4d;
+	printf("mapped\n");
+	fflush(stdout);
+	sleep(secs);
+}
+
+static void do_hog(long mb)
+{
+	long i, n = mb << 20;
+	volatile char *p = malloc(n);	/* volatile: the stores must happen */
+
+	if (!p)
+		die("malloc", "anonymous memory");
+	for (i = 0; i < n; i += page_size)
+		p[i] = 1;
+	free((void *)p);
+}
+
+/* Text: printable ASCII, tabs and newlines, ending in a newline. */
+static int is_text(const char *buf, ssize_t n)
+{
+	ssize_t i;
+
+	if (n == 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if ((buf[i] < 0x20 || buf[i] > 0x7e) && buf[i] != '\n' && buf[i] != '\t')
+			return 0;
+	return buf[n - 1] == '\n';
+}
+
+static void do_readloop(const char *file, long secs)
+{
+	static char buf[1 << 20];
+	long reads = 0, errors = 0;
+	time_t end = time(NULL) + secs;
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0)
+		die("open", file);
+	while (time(NULL) < end) {
+		ssize_t n, total = 0;
+
+		if (lseek(fd, 0, SEEK_SET) < 0) {
+			errors++;
+			continue;
+		}
+		while ((n = read(fd, buf + total, sizeof(buf) - 1 - total)) > 0)
+			total += n;
+		if (n < 0) {
+			errors++;
+			continue;
+		}
+		reads++;
+		if (!is_text(buf, total)) {
+			printf("garbage after %ld reads\n", reads);
+			exit(1);
+		}
+	}
+	printf("reads %ld errors %ld\n", reads, errors);
+}
+
 int main(int argc, char **argv)
 {
 	page_size = sysconf(_SC_PAGESIZE);
@@ -214,9 +290,16 @@ int main(int argc, char **argv)
 		do_migrate(argv[2], (int)parse_count(argv[3]));
 	else if (argc == 3 && !strcmp(argv[1], "nodes"))
 		do_nodes(argv[2]);
+	else if (argc == 5 && !strcmp(argv[1], "mapwait"))
+		do_mapwait(argv[2], parse_count(argv[3]), parse_count(argv[4]));
+	else if (argc == 3 && !strcmp(argv[1], "hog"))
+		do_hog(parse_count(argv[2]));
+	else if (argc == 4 && !strcmp(argv[1], "readloop"))
+		do_readloop(argv[2], parse_count(argv[3]));
 	else {
 		fprintf(stderr, "usage: mdfile write|fsync|mmap|mmapnosync FILE PAGES | dontneed FILE |\n"
-				"       direct FILE PAGES | migrate FILE NODE | nodes FILE\n");
+				"       direct FILE PAGES | migrate FILE NODE | nodes FILE |\n"
+				"       mapwait FILE PAGES SECS | hog MB | readloop FILE SECS\n");
 		return 2;
 	}
 	return 0;

@@ -1,0 +1,86 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Cgroup churn: 1,000 cgroups created and removed in waves while writers
+# dirty pages in some of them; some are removed still holding dirty pages
+# (dying).  Dying ones keep exact counts until freed, then vanish; at the
+# end no stale directory is left, the module's memory (entries it has
+# allocated, from "version") is back to its baseline, and the global check
+# is ok after sync.
+. ./lib.sh
+md_require_root
+md_require_debugfs
+md_require_cgroup2_memory
+md_require_disk
+md_require_module
+WAVES=${MD_CHURN_WAVES:-4}
+PER=${MD_CHURN_PER:-250}
+W=$MD_WORK
+
+ver() { awk -v k="$1" '$1 == k { print $2 }' "$MD/version"; }
+dirs() { ls -d "$MD"/cgroups/md_churn/*/ 2>/dev/null | wc -l; }
+
+md_mkcg md_churn
+echo +memory > "$CG/md_churn/cgroup.subtree_control"
+md_wait_dir md_churn
+sync
+cat "$MD/summary" > /dev/null
+base=$(ver entries)
+md_diag "baseline: $base entries of $(ver entry_bytes) bytes"
+bad=0
+w=1
+while [ $w -le "$WAVES" ]; do
+	i=1
+	while [ $i -le "$PER" ]; do
+		mkdir "$CG/md_churn/w${w}c$i"
+		i=$((i + 1))
+	done
+	# writers in every 25th cgroup; half of them stay dirty at rmdir
+	i=1
+	while [ $i -le "$PER" ]; do
+		md_in_cg "md_churn/w${w}c$i" mdfile write "$W/w${w}c$i" 64 &
+		i=$((i + 25))
+	done
+	wait
+	cat "$MD/summary" > /dev/null
+	i=1
+	while [ $i -le "$PER" ]; do
+		[ $((i % 50)) = 1 ] && [ -e "$W/w${w}c$i" ] && sync -f "$W/w${w}c$i" 2>/dev/null
+		md_rmcg "md_churn/w${w}c$i"
+		i=$((i + 1))
+	done
+	# dying memcgs: the ledger still equals the kernel for each
+	for d in $(ls -d "$MD"/cgroups/md_churn/*@*/ 2>/dev/null); do
+		n=${d#"$MD/cgroups/"}
+		md_agree "${n%/}" > /dev/null || bad=$((bad + 1))
+	done
+	w=$((w + 1))
+done
+md_eq "dying memcgs agree with the kernel in every wave" 0 $bad
+md_diag "after the waves: $(dirs) directories, $(ver entries) entries"
+
+rm -rf "$W"
+sync
+i=0
+while [ "$(awk '$1 == "nr_dying_descendants" { print $2 }' "$CG/md_churn/cgroup.stat")" != 0 ] && [ $i -lt 60 ]; do
+	echo 3 > /proc/sys/vm/drop_caches
+	sleep 0.5
+	i=$((i + 1))
+done
+dying=$(awk '$1 == "nr_dying_descendants" { print $2 }' "$CG/md_churn/cgroup.stat")
+i=0
+while [ "$(dirs)" != 0 ] && [ $i -lt 40 ]; do
+	cat "$MD/summary" > /dev/null
+	sleep 0.25
+	i=$((i + 1))
+done
+if [ "$dying" = 0 ]; then
+	md_eq "no stale directories once the memcgs are freed" 0 "$(dirs)"
+	md_eq "module memory back to its baseline ($base entries)" "$base" "$(ver entries)"
+else
+	md_skip "no stale directories" "the kernel still holds $dying dying memcgs"
+	md_skip "module memory back to its baseline" "the kernel still holds $dying dying memcgs"
+fi
+md_check "root synced" md_wait_synced ""
+md_eq "global check ok after sync" ok "$(awk '$1 == "verdict" { print $2 }' "$MD/check")"
+md_rmcg md_churn
+md_finish

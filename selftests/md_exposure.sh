@@ -1,0 +1,32 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Exposure: every file is root-only, a non-root user gets EACCES, and no
+# output anywhere contains a kernel virtual address.  A selftest run as a
+# non-root user skips with the reason.
+. ./lib.sh
+md_require_root
+md_require_debugfs
+md_require_module
+grep -q '^nobody:' /etc/passwd || md_skip_all "needs a nobody user"
+# as_nobody COMMAND-LINE: run a shell command line as nobody
+as_nobody() { su nobody -s /bin/sh -c "$1"; }
+
+files=$(find "$MD" -type f)
+n=0 open=0 wide=0
+for f in $files; do
+	n=$((n + 1))
+	as_nobody "cat '$f'" > /dev/null 2>&1 && open=$((open + 1))
+	case $(stat -c %a "$f") in 400|600) ;; *) wide=$((wide + 1)); md_diag "$f: $(stat -c %a "$f")" ;; esac
+done
+md_eq "$n files: none readable by nobody" 0 $open
+md_eq "$n files: all 0400 or 0600" 0 $wide
+err=$(as_nobody "cat '$MD/version'" 2>&1)
+md_check "the error is EACCES ($err)" sh -c "echo '$err' | grep -q 'Permission denied'"
+leak=$(for f in $files; do [ -r "$f" ] && case $f in */control|*/inject) ;; *) cat "$f" 2>/dev/null ;; esac; done |
+	grep -Eoi 'ffff[0-9a-f]{12}' | head -n 3)
+md_eq "no kernel virtual address in any output" "" "$leak"
+out=$(as_nobody "cd '$PWD' && sh ./md_debugfs.sh" 2>&1)
+rc=$?
+md_eq "a selftest run as nobody skips (exit 4)" 4 $rc
+md_check "and says why" sh -c "echo '$out' | grep -q 'SKIP must run as root'"
+md_finish
