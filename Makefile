@@ -21,11 +21,15 @@ VM_KVERS := $(foreach k,$(KVERS),$(if $(wildcard /boot/vmlinuz-$(k)),$(k)))
 B := build
 MOD_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h)
 HELPERS := $(patsubst selftests/helpers/%.c,$(B)/helpers/%,$(wildcard selftests/helpers/*.c))
+TOOL_SRC := tools/mdcli.c tools/mdparse.c tools/mdcli.h tools/mdparse.h
+TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2
+PREFIX ?= /usr/local
+FUZZ_SECONDS ?= 30
 CHECKPATCH := $(B)/checkpatch/scripts/checkpatch.pl
 DKMS_SRC := /usr/src/memcg_dirty-$(VERSION)
 W ?= 1
 
-all: module
+all: module cli
 
 module: $(B)/$(KVER)/memcg_dirty.ko
 	ln -sf $(B)/$(KVER)/memcg_dirty.ko memcg_dirty.ko
@@ -45,15 +49,51 @@ modules-all:
 	@test -n "$(KVERS)" || { echo "no kernel headers installed: make deps"; exit 1; }
 	@for k in $(KVERS); do $(MAKE) --no-print-directory $(B)/$$k/memcg_dirty.ko || exit 1; done
 
-helpers: $(HELPERS)
+helpers: $(HELPERS) $(B)/helpers/memcg-dirty $(B)/helpers/mdpromcheck
 $(B)/helpers/%: selftests/helpers/%.c
 	@mkdir -p $(B)/helpers
 	$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
 
+# The CLI: dynamic for this machine, static copies for the test VM.
+cli: $(B)/tools/memcg-dirty
+$(B)/tools/memcg-dirty: tools/memcg-dirty.c $(TOOL_SRC)
+	@mkdir -p $(B)/tools
+	$(CC) $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c tools/mdcli.c tools/mdparse.c
+$(B)/helpers/memcg-dirty: tools/memcg-dirty.c $(TOOL_SRC)
+	@mkdir -p $(B)/helpers
+	$(CC) -static $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c tools/mdcli.c tools/mdparse.c
+$(B)/helpers/mdpromcheck: tools/mdpromcheck.c tools/mdparse.c tools/mdparse.h
+	@mkdir -p $(B)/helpers
+	$(CC) -static $(TOOL_CFLAGS) -o $@ tools/mdpromcheck.c tools/mdparse.c
+
+# Host unit tests of the CLI against fixture trees, under ASan and UBSan.
+unit: $(TOOL_SRC) tools/test_memcg_dirty.c
+	@mkdir -p $(B)/tools
+	$(CC) -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-o $(B)/tools/test_memcg_dirty tools/test_memcg_dirty.c tools/mdcli.c tools/mdparse.c
+	$(B)/tools/test_memcg_dirty
+
+# libFuzzer on the parsers: FUZZ_SECONDS in make check, longer by hand.
+fuzz: tools/fuzz_mdparse.c tools/mdparse.c tools/mdparse.h
+	@mkdir -p $(B)/fuzz/corpus
+	clang -g -O1 -fsanitize=fuzzer,address,undefined -o $(B)/fuzz/fuzz_mdparse \
+		tools/fuzz_mdparse.c tools/mdparse.c
+	printf 'id path state dirty kernel_dirty verdict\n1 / online 5 5 ok\n' > $(B)/fuzz/corpus/summary
+	printf 'dropped 0\ntime id path node kind probe pfn kernel ledger scan missed\n' > $(B)/fuzz/corpus/events
+	printf 'point symbol type status hits missed\nd s kprobe attached 1 0\n' > $(B)/fuzz/corpus/probes
+	printf '# TYPE a gauge\na{b="c"} 1\n' > $(B)/fuzz/corpus/prom
+	@$(B)/fuzz/fuzz_mdparse -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		$(B)/fuzz/corpus > $(B)/fuzz/log 2>&1; rc=$$?; \
+		grep -E '^(Done|stat::number_of_executed_units)' $(B)/fuzz/log; \
+		test $$rc = 0 || { tail -n 40 $(B)/fuzz/log; echo "fuzz: the parser failed"; exit 1; }
+
+fuzz-long:
+	$(MAKE) fuzz FUZZ_SECONDS=1800
+
 clean:
 	rm -rf $(B) memcg_dirty.ko
 
-install: module
+install: module cli
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/$(KVER) modules_install
 	depmod -a $(KVER)
 
@@ -134,6 +174,8 @@ check: deps
 	@$(MAKE) --no-print-directory modules-all helpers
 	@echo "== lint"
 	@$(MAKE) --no-print-directory lint
+	@echo "== unit tests and fuzzing of the CLI"
+	@$(MAKE) --no-print-directory cli unit fuzz
 	@echo "== dkms"
 	@$(MAKE) --no-print-directory dkms-check
 	@echo "== selftests in the VM"
@@ -146,5 +188,5 @@ demo: deps module helpers
 vm: module helpers
 	selftests/vm/run --kver $(KVER) --shell
 
-.PHONY: all module modules-all helpers clean install deps dkms-install dkms-uninstall \
+.PHONY: all module modules-all helpers cli unit fuzz fuzz-long clean install deps dkms-install dkms-uninstall \
 	dkms-check lint vm-check check demo vm

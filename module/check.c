@@ -185,7 +185,7 @@ void md_check_show(struct seq_file *m, struct md_check *c)
  */
 void md_check_global(struct seq_file *m)
 {
-	struct mem_cgroup *root = md_root_memcg(), *pos = NULL, *next;
+	struct mem_cgroup *root = md_root_memcg(), *pos = NULL;
 	long counts[MD_NR_VERDICTS] = { }, negative = 0, sum = 0, hier_bad = 0;
 	long global0, global1, seq0, seq1;
 	enum md_verdict worst = MD_OK;
@@ -197,18 +197,7 @@ void md_check_global(struct seq_file *m)
 	seq0 = md_total_seq();
 	global0 = md_kernel_dirty_global();
 	md_scan();
-	for (;;) {
-		rcu_read_lock();
-		next = pos;
-		do {
-			next = md_memcg_next(next, root);
-		} while (next && !md_memcg_tryget(next));
-		rcu_read_unlock();
-		if (pos)
-			md_memcg_put(pos);
-		pos = next;
-		if (!pos)
-			break;
+	while ((pos = md_memcg_walk(pos))) {
 		e = md_entry_find(pos);
 		if (!e)
 			continue;

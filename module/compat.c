@@ -38,6 +38,24 @@ struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
 	return css ? mem_cgroup_from_css(css) : NULL;
 }
 
+/*
+ * Walk every memcg, dying ones included, holding a reference on the one
+ * returned (dropped on the next call), so the caller may sleep in between.
+ */
+struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos)
+{
+	struct mem_cgroup *next = pos;
+
+	rcu_read_lock();
+	do {
+		next = md_memcg_next(next, md_root_memcg());
+	} while (next && !md_memcg_tryget(next));
+	rcu_read_unlock();
+	if (pos)
+		md_memcg_put(pos);
+	return next;
+}
+
 bool md_memcg_tryget(struct mem_cgroup *memcg)
 {
 	return css_tryget(&memcg->css);

@@ -116,21 +116,6 @@ static int md_events_file_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(md_events_file);
 
-/* Walk every memcg, dying ones included, holding a reference on each. */
-static struct mem_cgroup *md_walk_next(struct mem_cgroup *pos)
-{
-	struct mem_cgroup *next = pos;
-
-	rcu_read_lock();
-	do {
-		next = md_memcg_next(next, md_root_memcg());
-	} while (next && !md_memcg_tryget(next));
-	rcu_read_unlock();
-	if (pos)
-		md_memcg_put(pos);
-	return next;
-}
-
 static int md_summary_show(struct seq_file *m, void *v)
 {
 	struct mem_cgroup *pos = NULL;
@@ -141,7 +126,7 @@ static int md_summary_show(struct seq_file *m, void *v)
 	md_probes_log_missed();
 	seq_puts(m, "id path state dirty kernel_dirty verdict\n");
 	mutex_lock(&md_mutex);
-	while ((pos = md_walk_next(pos))) {
+	while ((pos = md_memcg_walk(pos))) {
 		e = md_entry_find(pos);
 		if (md_memcg_path(pos, path, PATH_MAX) >= PATH_MAX)
 			strscpy(path, "(path too long)", PATH_MAX);

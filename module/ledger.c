@@ -357,7 +357,7 @@ void md_list_fresh(void)
 void md_reconcile(bool unsync)
 {
 	struct mem_cgroup *root = md_root_memcg();
-	struct mem_cgroup *pos = NULL, *next;
+	struct mem_cgroup *pos = NULL;
 	struct llist_node *dead;
 	struct md_entry *e, *tmp;
 
@@ -371,19 +371,7 @@ void md_reconcile(bool unsync)
 		debugfs_remove(e->dir);	/* waits for the stat readers */
 	}
 
-	for (;;) {
-		rcu_read_lock();
-		next = pos;
-		do {
-			next = md_memcg_next(next, root);
-		} while (next && !md_memcg_tryget(next));
-		rcu_read_unlock();
-		if (pos)
-			md_memcg_put(pos);
-		pos = next;
-		if (!pos)
-			break;
-
+	while ((pos = md_memcg_walk(pos))) {
 		e = md_entry_ensure(pos);
 		md_list_fresh();
 		if (!e)

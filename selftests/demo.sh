@@ -15,8 +15,16 @@ show() {
 	cat "$MD/summary"
 	echo "--- cgroups/demo/stat"
 	cat "$MD/cgroups/demo/stat"
+	echo "--- cgroups/demo/check"
+	cat "$MD/cgroups/demo/check"
 	echo "--- /sys/fs/cgroup/demo/memory.stat (file_dirty is in bytes)"
 	grep -E '^file_dirty ' "$CG/demo/memory.stat"
+	if command -v memcg-dirty > /dev/null; then
+		echo "--- memcg-dirty"
+		memcg-dirty
+		echo "--- memcg-dirty check"
+		memcg-dirty check
+	fi
 }
 
 echo "=== memcg_dirty $(awk '$1 == "version" { print $2 }' "$MD/version") on $(uname -r)"

@@ -142,9 +142,25 @@ md_in_cg() {
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG/$md_cg" "$@"
 }
 
-# md_dmesg_clean: no kernel warning since the test started (dmesg -c'd).
+# md_dmesg_clean: no kernel warning in dmesg (an OOM kill's report, which
+# carries a stack dump by design, is left out).
 md_dmesg_clean() {
-	! dmesg | grep -Eq 'WARNING:|BUG:|Oops|Call Trace|general protection|lockup|stall'
+	! dmesg | awk '/invoked oom-killer/ { oom = 1 } !oom { print } /Killed process|oom_reaper|Out of memory and no killable/ { oom = 0 }' |
+		grep -Eq 'WARNING:|BUG:|Oops|Call Trace|general protection|lockup|stall'
+}
+
+# md_require_ko: the module can be loaded by the test itself.
+md_require_ko() {
+	[ -n "${MEMCG_DIRTY_KO:-}" ] || modinfo memcg_dirty > /dev/null 2>&1 ||
+		md_skip_all "memcg_dirty is neither installed nor given as MEMCG_DIRTY_KO"
+}
+
+# md_require_writers: what a test that dirties pages in cgroups needs.
+md_require_writers() {
+	md_require_root
+	md_require_debugfs
+	md_require_cgroup2_memory
+	md_require_disk
 }
 
 # md_hold_writeback: keep dirty pages dirty (no periodic or background

@@ -7,8 +7,7 @@
 . ./lib.sh
 md_require_root
 md_require_debugfs
-[ -n "${MEMCG_DIRTY_KO:-}" ] || modinfo memcg_dirty > /dev/null 2>&1 ||
-	md_skip_all "memcg_dirty is neither installed nor given as MEMCG_DIRTY_KO"
+md_require_ko
 N=${MD_FUZZ_WRITES:-10000}
 md_reload fault_inject=1 || exit 1
 before=$(md5sum < "$MD/inject")

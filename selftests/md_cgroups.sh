@@ -6,10 +6,7 @@
 # the dying one's directory goes when its memcg is freed, and names that
 # collide with the module's own files are escaped.
 . ./lib.sh
-md_require_root
-md_require_debugfs
-md_require_cgroup2_memory
-md_require_disk
+md_require_writers
 md_require_module
 
 N=1024

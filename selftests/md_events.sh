@@ -6,10 +6,7 @@
 # O_DIRECT over dirty pages, reclaim under a small memory.max, and the 4.3
 # fix's compaction antagonist.
 . ./lib.sh
-md_require_root
-md_require_debugfs
-md_require_cgroup2_memory
-md_require_disk
+md_require_writers
 md_require_module
 
 N=1024

@@ -21,12 +21,12 @@ done
 md_eq "$n files: none readable by nobody" 0 $open
 md_eq "$n files: all 0400 or 0600" 0 $wide
 err=$(as_nobody "cat '$MD/version'" 2>&1)
-md_check "the error is EACCES ($err)" sh -c "echo '$err' | grep -q 'Permission denied'"
+case $err in *"Permission denied"*) md_ok "the error is EACCES ($err)" ;; *) md_not_ok "the error is EACCES: $err" ;; esac
 leak=$(for f in $files; do [ -r "$f" ] && case $f in */control|*/inject) ;; *) cat "$f" 2>/dev/null ;; esac; done |
 	grep -Eoi 'ffff[0-9a-f]{12}' | head -n 3)
 md_eq "no kernel virtual address in any output" "" "$leak"
 out=$(as_nobody "cd '$PWD' && sh ./md_debugfs.sh" 2>&1)
 rc=$?
 md_eq "a selftest run as nobody skips (exit 4)" 4 $rc
-md_check "and says why" sh -c "echo '$out' | grep -q 'SKIP must run as root'"
+case $out in *"SKIP must run as root"*) md_ok "and says why" ;; *) md_not_ok "and says why: $out" ;; esac
 md_finish

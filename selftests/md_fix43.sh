@@ -8,12 +8,8 @@
 # kernel's residue goes negative while ledger and scan stay at 0, and the
 # verdict is underflow with the kernel as suspect.
 . ./lib.sh
-md_require_root
-md_require_debugfs
-md_require_cgroup2_memory
-md_require_disk
-[ -n "${MEMCG_DIRTY_KO:-}" ] || modinfo memcg_dirty > /dev/null 2>&1 ||
-	md_skip_all "memcg_dirty is neither installed nor given as MEMCG_DIRTY_KO"
+md_require_writers
+md_require_ko
 MB=${MD_FIX43_MB:-256}
 W=$MD_WORK
 

@@ -5,10 +5,7 @@
 # in-flight updates; once the writes stop they agree exactly, per cgroup and
 # per node; hierarchical values add up; after sync everything is 0.
 . ./lib.sh
-md_require_root
-md_require_debugfs
-md_require_cgroup2_memory
-md_require_disk
+md_require_writers
 md_require_module
 
 PAGES=${MD_LEDGER_PAGES:-8192}

@@ -5,8 +5,7 @@
 . ./lib.sh
 md_require_root
 md_require_debugfs
-[ -n "${MEMCG_DIRTY_KO:-}" ] || modinfo memcg_dirty > /dev/null 2>&1 ||
-	md_skip_all "memcg_dirty is neither installed nor given as MEMCG_DIRTY_KO"
+md_require_ko
 [ -e /sys/kernel/debug/kprobes/list ] || md_skip_all "no kprobes support in this kernel"
 
 md_unload

@@ -6,12 +6,8 @@
 # system settles, a quiescent scan gives the starting point and every
 # check is ok.
 . ./lib.sh
-md_require_root
-md_require_debugfs
-md_require_cgroup2_memory
-md_require_disk
-[ -n "${MEMCG_DIRTY_KO:-}" ] || modinfo memcg_dirty > /dev/null 2>&1 ||
-	md_skip_all "memcg_dirty is neither installed nor given as MEMCG_DIRTY_KO"
+md_require_writers
+md_require_ko
 W=$MD_WORK
 
 md_unload

@@ -4,10 +4,7 @@
 # nmissed is reported per probe; if any probe missed, every verdict says
 # untrusted rather than a wrong ok or mismatch.
 . ./lib.sh
-md_require_root
-md_require_debugfs
-md_require_cgroup2_memory
-md_require_disk
+md_require_writers
 md_require_module
 W=$MD_WORK
 md_mkcg md_ms md_ms/a md_ms/b

@@ -4,10 +4,7 @@
 # totals do not change, the per-node values move, in the ledger and in the
 # kernel alike.
 . ./lib.sh
-md_require_root
-md_require_debugfs
-md_require_cgroup2_memory
-md_require_disk
+md_require_writers
 md_require_module
 [ -d /sys/devices/system/node/node1 ] ||
 	md_skip_all "needs two NUMA nodes (in the VM: selftests/vm/run --numa)"

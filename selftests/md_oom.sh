@@ -3,10 +3,7 @@
 # Memory pressure and a memcg OOM kill in a cgroup full of dirty pages: no
 # crash, and ledger, kernel and scan agree afterwards.
 . ./lib.sh
-md_require_root
-md_require_debugfs
-md_require_cgroup2_memory
-md_require_disk
+md_require_writers
 md_require_module
 W=$MD_WORK
 md_mkcg md_oom

@@ -3,10 +3,7 @@
 # The probes count: a dd to ext4 inside a cgroup hits the dirty probe, its
 # writeback the cleaning probe, a truncate of dirty pages the cancel probe.
 . ./lib.sh
-md_require_root
-md_require_debugfs
-md_require_cgroup2_memory
-md_require_disk
+md_require_writers
 md_require_module
 
 md_mkcg md_probes

@@ -5,8 +5,7 @@
 md_require_root
 md_require_debugfs
 md_require_disk
-[ -n "${MEMCG_DIRTY_KO:-}" ] || modinfo memcg_dirty > /dev/null 2>&1 ||
-	md_skip_all "memcg_dirty is neither installed nor given as MEMCG_DIRTY_KO"
+md_require_ko
 cycles=${MD_RELOAD_CYCLES:-10}
 
 (

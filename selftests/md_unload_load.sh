@@ -7,12 +7,8 @@
 # a reference on the module, so rmmod is refused (EBUSY) until the readers
 # close; it is retried.
 . ./lib.sh
-md_require_root
-md_require_debugfs
-md_require_cgroup2_memory
-md_require_disk
-[ -n "${MEMCG_DIRTY_KO:-}" ] || modinfo memcg_dirty > /dev/null 2>&1 ||
-	md_skip_all "memcg_dirty is neither installed nor given as MEMCG_DIRTY_KO"
+md_require_writers
+md_require_ko
 CYCLES=${MD_UNLOAD_CYCLES:-50}
 W=$MD_WORK
 

@@ -21,7 +21,8 @@ echo 3 > "$CG/md_mv_b/memory.move_charge_at_immigrate"
 sync
 md_hold_writeback
 mkfifo "$W/ready"
-md_in_cg md_mv_a mdfile mapwait "$W/f" $N 30 > "$W/ready" &
+# not through md_in_cg: $! must be the very process that maps the pages
+sh -c 'echo $$ > "$0/cgroup.procs" && exec mdfile mapwait "$1" "$2" 30' "$CG/md_mv_a" "$W/f" $N > "$W/ready" &
 pid=$!
 read -r line < "$W/ready"
 md_eq "the task mapped and dirtied its pages" mapped "$line"

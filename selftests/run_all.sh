@@ -8,7 +8,7 @@ cd "$(dirname "$0")" || exit 1
 MD_TESTS="md_load.sh md_debugfs.sh md_probes.sh md_reload_write.sh md_ledger.sh md_events.sh
 	md_numa.sh md_xfs.sh md_cgroups.sh md_scale.sh md_v1.sh md_check.sh md_fix43.sh
 	md_loadwrite.sh md_unload_load.sh md_churn.sh md_misses.sh md_oom.sh md_badinput.sh
-	md_exposure.sh md_v1_move.sh"
+	md_exposure.sh md_v1_move.sh md_cli.sh"
 tests=${*:-$MD_TESTS}
 timeout=$(sed -n 's/^timeout=//p' settings)
 pass=0 fail=0 skip=0 n=0

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Parsers for the memcg_dirty debugfs files, shared by the memcg-dirty CLI,
+ * its unit tests and its fuzz target.  Every parser is strict: a malformed
+ * line is an error with its line number, never a guess.
+ */
+#ifndef MDPARSE_H
+#define MDPARSE_H
+
+#include <stddef.h>
+
+#define MD_ERRLEN 256
+
+struct md_row {			/* one summary line */
+	unsigned long long id;
+	char *path;		/* unescaped */
+	int dying;
+	long long dirty, kernel;	/* pages */
+	char verdict[16];
+};
+
+struct md_summary {
+	struct md_row *rows;
+	size_t n;
+};
+
+struct md_kv {
+	char *key, *val;
+};
+
+struct md_kvs {			/* "key value" lines */
+	struct md_kv *kv;
+	size_t n;
+};
+
+struct md_probe_row {
+	char *point, *symbol, *type, *status;
+	unsigned long long hits, missed;
+};
+
+struct md_probes {
+	struct md_probe_row *rows;
+	size_t n;
+};
+
+struct md_event_row {
+	char *time, *id, *path, *node, *kind, *probe, *pfn;
+	long long kernel, ledger, scan;
+	unsigned long long missed;
+};
+
+struct md_events {
+	unsigned long long dropped;
+	struct md_event_row *rows;
+	size_t n;
+};
+
+int md_parse_summary(const char *text, struct md_summary *s, char *err);
+void md_free_summary(struct md_summary *s);
+int md_parse_kvs(const char *text, struct md_kvs *k, char *err);
+void md_free_kvs(struct md_kvs *k);
+const char *md_kv_get(const struct md_kvs *k, const char *key);
+int md_kv_num(const struct md_kvs *k, const char *key, long long *v, char *err);
+int md_parse_probes(const char *text, struct md_probes *p, char *err);
+void md_free_probes(struct md_probes *p);
+int md_parse_events(const char *text, struct md_events *e, char *err);
+void md_free_events(struct md_events *e);
+
+int md_verdict_valid(const char *v);
+int md_parse_ll(const char *s, long long *v);
+int md_parse_ull(const char *s, unsigned long long *v);
+
+/* Prometheus text format (0.0.4): 0 when valid, else -1 and a reason. */
+int md_prom_validate(const char *text, char *err);
+
+#endif
