@@ -174,21 +174,15 @@ struct md_entry *md_entry_find(struct mem_cgroup *memcg)
 	return e;
 }
 
-/* Process context: like md_entry_get() but allocating when needed. */
+/* Process context: like md_entry_find() but allocating when needed. */
 struct md_entry *md_entry_ensure(struct mem_cgroup *memcg)
 {
-	struct md_entry *e;
+	struct md_entry *e = md_entry_find(memcg);
 
-	rcu_read_lock();
-	e = md_entry_get(memcg, false);
-	rcu_read_unlock();
 	if (e)
 		return e;
 	md_pool_fill();
-	rcu_read_lock();
-	e = md_entry_get(memcg, false);
-	rcu_read_unlock();
-	return e;
+	return md_entry_find(memcg);
 }
 
 void md_account(struct mem_cgroup *memcg, int nid, long pages,

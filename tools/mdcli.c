@@ -166,6 +166,13 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* ,"key":"value" */
+static void json_kv(FILE *f, const char *key, const char *val)
+{
+	fprintf(f, ",\"%s\":", key);
+	json_str(f, val);
+}
+
 /* Cgroup argument -> path in the memory hierarchy ("/", "/a/b"). */
 static void normalize(const char *arg, char *out, size_t len)
 {
@@ -471,12 +478,9 @@ static int cmd_probes(struct ctx *c)
 		if (c->json) {
 			fprintf(c->out, "%s{\"point\":", i ? "," : "");
 			json_str(c->out, r->point);
-			fprintf(c->out, ",\"symbol\":");
-			json_str(c->out, r->symbol);
-			fprintf(c->out, ",\"type\":");
-			json_str(c->out, r->type);
-			fprintf(c->out, ",\"status\":");
-			json_str(c->out, r->status);
+			json_kv(c->out, "symbol", r->symbol);
+			json_kv(c->out, "type", r->type);
+			json_kv(c->out, "status", r->status);
 			fprintf(c->out, ",\"hits\":%llu,\"missed\":%llu}", r->hits, r->missed);
 		} else {
 			fprintf(c->out, "%-14s %-28s %-11s %-12s %12llu %8llu\n", r->point, r->symbol,
@@ -495,18 +499,12 @@ static void print_event(struct ctx *c, struct md_event_row *r, int first)
 	if (c->json) {
 		fprintf(c->out, "%s{\"time\":", first ? "" : ",");
 		json_str(c->out, r->time);
-		fprintf(c->out, ",\"id\":");
-		json_str(c->out, r->id);
-		fprintf(c->out, ",\"path\":");
-		json_str(c->out, r->path);
-		fprintf(c->out, ",\"node\":");
-		json_str(c->out, r->node);
-		fprintf(c->out, ",\"kind\":");
-		json_str(c->out, r->kind);
-		fprintf(c->out, ",\"probe\":");
-		json_str(c->out, r->probe);
-		fprintf(c->out, ",\"pfn\":");
-		json_str(c->out, r->pfn);
+		json_kv(c->out, "id", r->id);
+		json_kv(c->out, "path", r->path);
+		json_kv(c->out, "node", r->node);
+		json_kv(c->out, "kind", r->kind);
+		json_kv(c->out, "probe", r->probe);
+		json_kv(c->out, "pfn", r->pfn);
 		fprintf(c->out, ",\"kernel\":%lld,\"ledger\":%lld,\"scan\":%lld,\"missed\":%llu}",
 			r->kernel, r->ledger, r->scan, r->missed);
 	} else {
