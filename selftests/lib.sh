@@ -146,7 +146,7 @@ md_in_cg() {
 # carries a stack dump by design, is left out).
 md_dmesg_clean() {
 	! dmesg | awk '/invoked oom-killer/ { oom = 1 } !oom { print } /Killed process|oom_reaper|Out of memory and no killable/ { oom = 0 }' |
-		grep -Eq 'WARNING:|BUG:|Oops|Call Trace|general protection|lockup|stall'
+		grep -Eq 'WARNING:|BUG:|Oops|Call Trace|general protection fault|soft lockup|hard LOCKUP|rcu_.*stall|RCU stall'
 }
 
 # md_require_ko: the module can be loaded by the test itself.
