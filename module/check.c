@@ -136,7 +136,12 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	} else if (c->quiescent) {
 		c->verdict = c->node_differs ? MD_MISMATCH : MD_OK;
 	} else {
-		/* the scan is stale for a busy memcg: kernel against ledger only */
+		/*
+		 * The scan is stale for a busy memcg: kernel against ledger
+		 * only, allowing the events seen while reading and one
+		 * update in flight per CPU.
+		 */
+		c->bound += md_inflight_bound();
 		c->suspect = MD_VIEW_NONE;
 		c->delta = c->kernel - c->ledger;
 		c->verdict = abs(c->delta) <= c->bound ? MD_OK : MD_MISMATCH;

@@ -49,6 +49,24 @@ static DEFINE_PER_CPU(long, md_uncharged);
 static DEFINE_PER_CPU(long, md_lost);
 /* Every event anywhere: a global check is strict only if this stood still. */
 static DEFINE_PER_CPU(long, md_seq);
+/* The largest folio accounted so far, in pages: sizes in-flight updates. */
+static long md_max_folio = 1;
+
+static inline void md_note_folio(long pages)
+{
+	if (unlikely(abs(pages) > READ_ONCE(md_max_folio)))
+		WRITE_ONCE(md_max_folio, abs(pages));
+}
+
+/*
+ * A probe fires just before (dirtied, cancelled) or just after (cleaned
+ * for I/O, migrated) the kernel's own update: at any instant each CPU may
+ * have one update counted by one side only.
+ */
+long md_inflight_bound(void)
+{
+	return num_online_cpus() * READ_ONCE(md_max_folio);
+}
 
 /* Entries allocated (listed, pooled or dying): the module's memory. */
 static atomic_long_t md_entries_allocated;
@@ -191,6 +209,7 @@ void md_account(struct mem_cgroup *memcg, int nid, long pages,
 	struct md_entry *e;
 
 	this_cpu_inc(md_seq);
+	md_note_folio(pages);
 	if (!memcg) {
 		md_account_uncharged(pages);
 		return;

@@ -52,10 +52,12 @@ out_ledger:
 
 static void __exit md_exit(void)
 {
-	md_probes_unregister();
+	md_probes_unregister_events();
 	md_ledger_stop();
 	md_inject_exit();
 	md_debugfs_exit();
+	/* last: until now a freed memcg still had to mark its entry dead */
+	md_probes_unregister();
 	md_ledger_exit();
 	pr_info("unloaded\n");
 }

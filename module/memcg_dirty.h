@@ -110,6 +110,7 @@ long md_entry_event(struct md_entry *e, enum md_event ev);
 long md_uncharged_total(void);
 long md_lost_total(void);
 long md_total_seq(void);
+long md_inflight_bound(void);
 long md_entries_count(void);
 size_t md_entry_bytes(void);
 void md_reconcile(bool unsync);
@@ -208,6 +209,7 @@ enum md_point {
 
 const char *md_point_name(enum md_point p);
 int md_probes_register(void);
+void md_probes_unregister_events(void);
 void md_probes_unregister(void);
 void md_probes_show(struct seq_file *m);
 unsigned long md_probes_missed(void);

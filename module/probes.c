@@ -409,13 +409,25 @@ int md_probes_register(void)
 	return 0;
 }
 
-void md_probes_unregister(void)
+/*
+ * Everything but memcg_free: that one must outlive every user of ledger
+ * entries (readers, fault-injection undo), since it is what tells them a
+ * memcg is gone.
+ */
+void md_probes_unregister_events(void)
 {
 	struct md_probe *p;
 
 	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++)
-		md_detach(p);
+		if (p != &md_probes[MD_P_FREE])
+			md_detach(p);
 	tracepoint_synchronize_unregister();
+}
+
+void md_probes_unregister(void)
+{
+	md_probes_unregister_events();
+	md_detach(&md_probes[MD_P_FREE]);
 }
 
 static unsigned long md_probe_missed(struct md_probe *p)
