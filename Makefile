@@ -151,7 +151,7 @@ lint: $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES \
 		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.c module/compat.h
 	@fail=0; for k in $(KVERS); do \
-		mkdir -p $(B)/sparse-$$k/module && cp Kbuild dkms.conf $(B)/sparse-$$k/ && \
+		rm -rf $(B)/sparse-$$k && mkdir -p $(B)/sparse-$$k/module && cp Kbuild dkms.conf $(B)/sparse-$$k/ && \
 		cp module/*.c module/*.h $(B)/sparse-$$k/module/ && \
 		$(MAKE) -C /lib/modules/$$k/build M=$(CURDIR)/$(B)/sparse-$$k C=2 W=1 modules > $(B)/sparse-$$k.log 2>&1; \
 		if ! grep -q ' CHECK ' $(B)/sparse-$$k.log; then echo "sparse: $$k: did not run"; fail=1; \
