@@ -38,4 +38,15 @@ static inline int md_folio_nid(struct folio *folio)
 	return folio_nid(folio);
 }
 
+/*
+ * Whether a pfn is online, and has a valid memmap, is decided per memory
+ * subsection (SPARSEMEM) or for the whole node (FLATMEM): the scan looks
+ * it up once per run of this many pfns.
+ */
+#ifdef PAGES_PER_SUBSECTION
+#define MD_PFN_RUN	PAGES_PER_SUBSECTION
+#else
+#define MD_PFN_RUN	1UL
+#endif
+
 #endif /* MEMCG_DIRTY_COMPAT_H */

@@ -72,13 +72,44 @@ put:
 	return skip;
 }
 
+/*
+ * Scan one node's pfns.  Online-ness is looked up once per run of
+ * MD_PFN_RUN pfns (it is the same for the whole run).  PG_dirty is a head
+ * page flag, so one load of each page's own flags rejects clean pages and
+ * tail pages alike; only dirty candidates get the careful look.  A pfn of
+ * another node inside this node's span is left to that node's pass.
+ */
+static void md_scan_node(int nid, struct md_scan_info *info)
+{
+	unsigned long pfn = node_start_pfn(nid), end = node_end_pfn(nid);
+	unsigned long next;
+	struct page *page;
+
+	while (pfn < end) {
+		next = min(round_down(pfn, MD_PFN_RUN) + MD_PFN_RUN, end);
+		if (!pfn_to_online_page(pfn)) {
+			pfn = next;
+			continue;
+		}
+		while (pfn < next) {
+			page = pfn_to_page(pfn++);
+			if (likely(!test_bit(PG_dirty, &page->flags)) || page_to_nid(page) != nid)
+				continue;
+			pfn += md_scan_page(page, info);
+		}
+		if (!(pfn & 1023)) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+	}
+}
+
 /* Caller holds md_mutex.  Fills entry->scan[] for every listed entry. */
 void md_scan(void)
 {
 	struct md_scan_info info = { };
-	unsigned long pfn, end;
 	struct md_entry *e;
-	struct page *page;
 	u64 start;
 	int nid;
 
@@ -91,20 +122,8 @@ void md_scan(void)
 
 	start = ktime_get_ns();
 	rcu_read_lock();
-	for_each_online_node(nid) {
-		pfn = node_start_pfn(nid);
-		end = node_end_pfn(nid);
-		for (; pfn < end; pfn++) {
-			if (!(pfn & 1023)) {
-				rcu_read_unlock();
-				cond_resched();
-				rcu_read_lock();
-			}
-			page = pfn_to_online_page(pfn);
-			if (page)
-				pfn += md_scan_page(page, &info);
-		}
-	}
+	for_each_online_node(nid)
+		md_scan_node(nid, &info);
 	rcu_read_unlock();
 	info.duration_ns = ktime_get_ns() - start;
 	info.when_ns = ktime_get_ns();
