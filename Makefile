@@ -153,7 +153,7 @@ lint: $(CHECKPATCH)
 	@fail=0; for k in $(KVERS); do \
 		rm -rf $(B)/sparse-$$k && mkdir -p $(B)/sparse-$$k/module && cp Kbuild dkms.conf $(B)/sparse-$$k/ && \
 		cp module/*.c module/*.h $(B)/sparse-$$k/module/ && \
-		$(MAKE) -C /lib/modules/$$k/build M=$(CURDIR)/$(B)/sparse-$$k C=2 W=1 modules > $(B)/sparse-$$k.log 2>&1; \
+		$(MAKE) --no-silent -C /lib/modules/$$k/build M=$(CURDIR)/$(B)/sparse-$$k C=2 W=1 modules > $(B)/sparse-$$k.log 2>&1; \
 		if ! grep -q ' CHECK ' $(B)/sparse-$$k.log; then echo "sparse: $$k: did not run"; fail=1; \
 		elif grep -E 'warning|error' $(B)/sparse-$$k.log; then echo "sparse: $$k: not clean"; fail=1; \
 		else echo "sparse: $$k: clean"; fi; \
