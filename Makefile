@@ -7,6 +7,7 @@
 #   make demo                    boot the test VM and show the module at work
 #   make check                   everything: builds, DKMS, lint, unit tests, VM
 #   make vm                      interactive shell in the test VM
+#   make bench                   benchmarks in the VM (not part of check)
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 # Kernels with headers installed, newest last; the default is the running
@@ -28,6 +29,9 @@ FUZZ_SECONDS ?= 30
 CHECKPATCH := $(B)/checkpatch/scripts/checkpatch.pl
 DKMS_SRC := /usr/src/memcg_dirty-$(VERSION)
 W ?= 1
+# Benchmarks: page-types and the kbuild stand-in's tree come from linux-source.
+LINUX_SRC_TAR ?= $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+BENCH_SRC := $(B)/bench/linux
 
 all: module cli
 
@@ -188,5 +192,39 @@ demo: deps module helpers
 vm: module helpers
 	selftests/vm/run --kver $(KVER) --shell
 
-.PHONY: all module modules-all helpers cli unit fuzz fuzz-long clean install deps dkms-install dkms-uninstall \
+# --- benchmarks (bench/README.md); bench/run boots each flavour once
+BENCH_TOOLS := $(B)/bench/mdbench $(B)/bench/page-types $(B)/bench/kbuild.tar
+bench: deps modules-all helpers bench-tools
+	@selftests/vm/deps gnuplot-nox
+	bench/run $(BENCH_ARGS)
+
+bench-tools: $(BENCH_TOOLS)
+
+$(B)/bench/mdbench: bench/mdbench.c
+	@mkdir -p $(B)/bench
+	$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+# tools/ and include/ of the kernel source: page-types and the tree unpacked
+$(BENCH_SRC)/.extracted:
+	@test -n "$(LINUX_SRC_TAR)" || { echo "no /usr/src/linux-source-*.tar.xz: make deps"; exit 1; }
+	rm -rf $(BENCH_SRC) && mkdir -p $(BENCH_SRC)
+	tar -xJf $(LINUX_SRC_TAR) -C $(BENCH_SRC) --strip-components=1 \
+		$(basename $(basename $(notdir $(LINUX_SRC_TAR))))/tools \
+		$(basename $(basename $(notdir $(LINUX_SRC_TAR))))/include
+	touch $@
+
+# the kernel's own page-types, static for the busybox guest
+$(B)/bench/page-types: $(BENCH_SRC)/.extracted
+	env -u MAKEFLAGS -u MFLAGS $(MAKE) -s -C $(BENCH_SRC)/tools/vm page-types \
+		LDFLAGS='../lib/api/libapi.a -static' > $(B)/bench/page-types.log 2>&1 || \
+		{ cat $(B)/bench/page-types.log; exit 1; }
+	cp $(BENCH_SRC)/tools/vm/page-types $@
+
+# a file-creation-heavy stand-in for kbuild: include/ (about 6,000 files),
+# as a tar the guest reads from a raw disk; a whole number of MiB
+$(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
+	tar -cf $@ -C $(BENCH_SRC) include
+	truncate -s %1M $@
+
+.PHONY: bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps dkms-install dkms-uninstall \
 	dkms-check lint vm-check check demo vm

@@ -1,0 +1,264 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# memcg_dirty benchmarks, run inside the test VM by bench/run (one boot per
+# kernel flavour).  Prints "BENCH ..." records for bench/report:
+#
+#   BENCH info KEY VALUE
+#   BENCH sample WORKLOAD off|on PAIR VALUE UNIT   the 4.2 commit's table
+#   BENCH fix43 COLUMN PHASE MBPS KERNEL LEDGER SCAN VERDICT SUSPECT
+#   BENCH scan RUN MODULE_S PAGETYPES_S MODULE_PAGES PAGETYPES_PAGES LEDGER KERNEL MODULE_MS
+#   BENCH scale CGROUPS SUMMARY_S CHECK_S ENTRIES ENTRY_BYTES SLAB_KB PERCPU_KB
+#   BENCH slab CGROUPS CACHE KB                   what each slab cache grew by
+#
+# Each workload runs with the module unloaded (off) and loaded (on) in
+# adjacent pairs, alternating which comes first (off on, on off, off on ...)
+# so that a slow drift of the host does not favour either side; the report
+# takes the ratio within each pair.  Workloads run in the memory cgroup
+# /bench, on ext4, so the non-root memcg paths are the ones measured.
+. ./lib.sh
+md_require_writers
+md_require_ko
+command -v mdbench > /dev/null || md_skip_all "mdbench helper missing"
+
+PAIRS=${BENCH_PAIRS:-6}
+FIX43_MB=${BENCH_FIX43_MB:-256}
+SCAN_MB=${BENCH_SCAN_MB:-256}
+FAULT_MB=${BENCH_FAULT_MB:-64}
+DIRTY_MB=${BENCH_DIRTY_MB:-32}
+REPS=${BENCH_REPS:-5}		# CPU-bound loops: median of REPS passes per sample
+W=$MD_WORK
+SRC=/dev/vdc
+[ -b "$SRC" ] || SRC=/dev/vdb
+
+info() { echo "BENCH info $1 $2"; }
+info kernel "$(uname -r)"
+info cpus "$(nproc)"
+info mem_mib "$(awk '$1 == "MemTotal:" { printf "%d", $2 / 1024 }' /proc/meminfo)"
+info pairs "$PAIRS"
+info reps "$REPS"
+
+# Module state for the next run: loaded with every memcg synced (a memcg
+# that existed at load is unsynced until a quiescent scan; that scan must
+# not land inside a timed run), or not loaded at all.
+state() {
+	if [ "$1" = on ]; then
+		[ -d "$MD" ] || md_load || exit 1
+		i=0
+		while grep -q ' unsynced$' "$MD/summary" && [ $i -lt 40 ]; do
+			echo resync > "$MD/control"
+			sleep 0.25
+			i=$((i + 1))
+		done
+		! grep -q ' unsynced$' "$MD/summary" || { echo "# bench: /bench never synced"; exit 1; }
+	else
+		md_unload || exit 1
+	fi
+}
+
+in_bench() { md_in_cg bench "$@"; }
+
+# --- the 4.2 commit's table
+# one run of WORKLOAD in the current state: prints "VALUE UNIT" lines
+# (dirty prints two workloads' values)
+run_workload() {
+	case "$1" in
+	dd*)
+		mb=${1#dd}
+		rm -f "$W/dd"
+		sync
+		in_bench mdbench time sh -c "dd if=/dev/zero of=$W/dd bs=1M count=$mb 2>/dev/null && sync"
+		;;
+	kbuild)
+		rm -rf "$W/src"
+		sync
+		mkdir "$W/src"
+		in_bench mdbench time sh -c "tar -xf $SRC -C $W/src && sync"
+		;;
+	read_fault|write_fault)
+		in_bench mdbench fault "${1%_fault}" "$W/fault" "$REPS" | awk '{ print $1 }'
+		;;
+	dirty)
+		in_bench mdbench dirty "$W/fresh" "$DIRTY_MB" "$REPS"
+		;;
+	esac
+}
+
+unit_of() {
+	case "$1" in
+	*_fault) echo cycles ;;
+	dirty) echo ns ;;
+	*) echo s ;;
+	esac
+}
+
+# sample WORKLOAD VARIANT PAIR
+sample() {
+	out=$(run_workload "$1") || { echo "# bench: $1 failed"; exit 1; }
+	[ -n "$out" ] || { echo "# bench: $1 printed nothing"; exit 1; }
+	if [ "$1" = dirty ]; then
+		set -- "$2" "$3" $out
+		echo "BENCH sample pwrite_page $1 $2 $3 ns"
+		echo "BENCH sample truncate_page $1 $2 $4 ns"
+	else
+		echo "BENCH sample $1 $2 $3 $out $(unit_of "$1")"
+	fi
+}
+
+md_unload
+md_mkcg bench
+mkdir -p "$W"
+in_bench dd if=/dev/zero of="$W/fault" bs=1M count="$FAULT_MB" 2>/dev/null
+sync
+
+for w in dd100 dd200 dd1000 kbuild read_fault write_fault dirty; do
+	echo "# bench: $w, $PAIRS pairs"
+	state off
+	run_workload "$w" > /dev/null || exit 1	# warm-up, not reported
+	p=1
+	while [ $p -le "$PAIRS" ]; do
+		if [ $((p % 2)) = 1 ]; then first=off second=on; else first=on second=off; fi
+		state $first
+		sample "$w" $first $p
+		state $second
+		sample "$w" $second $p
+		p=$((p + 1))
+	done
+done
+rm -rf "$W/src" "$W/dd" "$W/fault" "$W/fresh"
+state off
+md_rmcg bench
+sync
+
+# --- the 4.3 fix's table: three phases in a memory-limited cgroup, residues
+# of the three views after sync; module unloaded (the kernel's view only),
+# loaded, and loaded with the 4.2 bug replayed by fault injection
+fix43_phase() {
+	rm -f "$W/foo"
+	sync
+	if [ "$3" = 1 ]; then
+		(while [ ! -e "$W/stop" ]; do echo 1 > /proc/sys/vm/compact_memory; done) &
+	fi
+	s=$(md_in_cg fix43 mdbench time dd if=/dev/zero of="$W/foo" bs=1M count="$FIX43_MB" 2>/dev/null)
+	touch "$W/stop"
+	wait
+	rm -f "$W/stop"
+	sync
+	sleep 2.5		# memory.stat is rstat-flushed every 2 s
+	mbs=$(awk -v s="$s" -v mb="$FIX43_MB" 'BEGIN { printf "%.1f", mb / s }')
+	if [ -d "$MD" ]; then
+		set -- "$1" "$2" $(awk '{ v[$1] = $2 } END { print v["kernel"], v["ledger"], v["scan"], v["verdict"], v["suspect"] }' \
+			"$MD/cgroups/fix43/check")
+	else
+		set -- "$1" "$2" $(awk '$1 == "file_dirty" { print $2 / 4096 }' "$CG/fix43/memory.stat") - - - -
+	fi
+	echo "BENCH fix43 $1 $2 $mbs $3 $4 $5 $6 $7"
+}
+
+fix43() {
+	md_mkcg fix43
+	echo 192M > "$CG/fix43/memory.max"
+	[ -d "$MD" ] && md_wait_dir fix43
+	fix43_phase "$1" 1 0
+	fix43_phase "$1" 2 1
+	fix43_phase "$1" 3 0
+	rm -f "$W/foo"
+	md_rmcg fix43
+}
+echo "# bench: 4.3 fix test, $FIX43_MB MiB, memory.max 192M"
+fix43 unloaded
+md_load || exit 1
+fix43 loaded
+md_unload
+md_load fault_inject=1 || exit 1
+echo "replay42 on" > "$MD/inject"
+fix43 replay42
+echo "replay42 off" > "$MD/inject"
+md_unload		# puts the kernel's counter back
+
+# --- scan speed: the module's full scan against page-types counting the
+# dirty pages of one cgroup, on the same still page cache
+if command -v page-types > /dev/null && [ -r /proc/kpagecgroup ]; then
+	echo "# bench: scan of $SCAN_MB MiB dirty in /scan"
+	md_load || exit 1
+	md_hold_writeback
+	md_mkcg scan
+	md_wait_dir scan
+	md_in_cg scan dd if=/dev/zero of="$W/scan" bs=1M count="$SCAN_MB" 2>/dev/null
+	r=1
+	while [ $r -le "$PAIRS" ]; do
+		ms=$(mdbench write "$MD/control" scan)
+		kms=$(awk '$1 == "scan_ms" { print $2 }' "$MD/version")
+		mp=$(awk '$1 == "scan" { print $2 }' "$MD/cgroups/scan/check")
+		pt=$(mdbench time -o /tmp/pt.out page-types -c "$CG/scan" -b dirty)
+		pp=$(awk '$1 == "total" { print $2 }' /tmp/pt.out)
+		echo "BENCH scan $r $ms $pt $mp ${pp:-0} $(md_stat scan dirty) $(md_stat scan kernel_dirty) $kms"
+		r=$((r + 1))
+	done
+	rm -f "$W/scan"
+	md_release_writeback
+	sync
+	md_rmcg scan
+	md_unload
+else
+	echo "# bench: no page-types or /proc/kpagecgroup: scan comparison skipped"
+	echo "BENCH skipped scan"
+fi
+
+# --- scale: summary and the global check with N cgroups, and what the
+# module holds for them: slab (objects in use, from /proc/slabinfo) and
+# per-CPU memory (/proc/meminfo), loaded minus unloaded, the median of three
+# alternations.  The pool of spare entries is a fixed cost, the same at
+# every size, so the report takes per-cgroup figures between sizes.
+slabs() {	# CACHE KB lines, objects in use times their size
+	awk 'NR > 2 { printf "%s %d\n", $1, $2 * $4 / 1024 }' /proc/slabinfo | sort
+}
+mem_snapshot() {	# FILE: slab lines and one "percpu KB" line
+	sync
+	sleep 1
+	{ slabs; awk '$1 == "Percpu:" { print "percpu", $2 }' /proc/meminfo; } > "$1"
+}
+# DELTA ON OFF: CACHE KB for what grew
+mem_delta() {
+	awk 'FNR == NR { off[$1] = $2; next } { d = $2 - off[$1]; if (d) print $1, d }' "$2" "$1"
+}
+med3() { sort -n | sed -n 2p; }
+
+made=0
+for n in 10 100 1000; do
+	echo "# bench: scale, $n cgroups"
+	md_unload
+	while [ $made -lt $n ]; do
+		made=$((made + 1))
+		mkdir "$CG/scale$made" || exit 1
+	done
+	for i in 1 2 3; do
+		md_unload
+		mem_snapshot /tmp/mem.off
+		md_load || exit 1
+		cat "$MD/summary" > /dev/null	# reconciled: every entry and directory made
+		mem_snapshot /tmp/mem.on
+		mem_delta /tmp/mem.on /tmp/mem.off > /tmp/mem.d$i
+	done
+	# the alternation with the median slab growth, and its caches
+	set -- $(for i in 1 2 3; do awk -v i=$i '$1 != "percpu" { kb += $2 } END { print kb + 0, i }' /tmp/mem.d$i; done |
+		sort -n | sed -n 2p)
+	slab=$1
+	pcpu=$(for i in 1 2 3; do awk '$1 == "percpu" { kb += $2 } END { print kb + 0 }' /tmp/mem.d$i; done | med3)
+	grep -v '^percpu' /tmp/mem.d$2 | while read -r cache kb; do echo "BENCH slab $n $cache $kb"; done
+	state on
+	r=1
+	while [ $r -le "$PAIRS" ]; do
+		echo "BENCH scale $n $(mdbench read "$MD/summary") $(mdbench read "$MD/check")" \
+			"$(awk '$1 == "entries" || $1 == "entry_bytes" { printf "%s ", $2 }' "$MD/version")$slab $pcpu"
+		r=$((r + 1))
+	done
+done
+md_unload
+i=1
+while [ $i -le $made ]; do
+	rmdir "$CG/scale$i"
+	i=$((i + 1))
+done
+rm -rf "$W"
+md_dmesg_clean || { echo "# bench: kernel warning in dmesg"; exit 1; }
+echo "BENCH done"
