@@ -150,7 +150,7 @@ $(CHECKPATCH):
 # checkpatch --strict on every module source, then sparse on every flavour.
 lint: $(CHECKPATCH)
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES \
-		-f $(filter-out module/compat.%,$(wildcard module/*.c module/*.h))
+		-f $(filter-out module/compat.%,$(wildcard module/*.c module/*.h)) bench/floor/md_floor.c
 	@# the compat layer is where LINUX_VERSION_CODE belongs, by design
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES \
 		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.c module/compat.h
@@ -194,7 +194,7 @@ vm: module helpers
 
 # --- benchmarks (bench/README.md); bench/run boots each flavour once
 BENCH_TOOLS := $(B)/bench/mdbench $(B)/bench/page-types $(B)/bench/kbuild.tar
-bench: deps modules-all helpers bench-tools
+bench: deps modules-all helpers bench-tools $(foreach k,$(KVERS),$(B)/bench/floor-$(k)/md_floor.ko)
 	@selftests/vm/deps gnuplot-nox
 	bench/run $(BENCH_ARGS)
 
@@ -203,6 +203,14 @@ bench-tools: $(BENCH_TOOLS)
 $(B)/bench/mdbench: bench/mdbench.c
 	@mkdir -p $(B)/bench
 	$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+# the probe points with empty handlers: the floor the module is measured against
+$(B)/bench/floor-%/md_floor.ko: bench/floor/md_floor.c bench/floor/Kbuild
+	mkdir -p $(dir $@)
+	cp bench/floor/md_floor.c bench/floor/Kbuild $(dir $@)
+	$(MAKE) -C /lib/modules/$*/build M=$(CURDIR)/$(dir $@) W=$(W) modules > $(dir $@)build.log 2>&1 || \
+		{ cat $(dir $@)build.log; exit 1; }
+	@! grep -E 'warning:|error:' $(dir $@)build.log
 
 # tools/ and include/ of the kernel source: page-types and the tree unpacked
 $(BENCH_SRC)/.extracted:

@@ -9,6 +9,9 @@
 #   BENCH scan RUN MODULE_S PAGETYPES_S MODULE_PAGES PAGETYPES_PAGES LEDGER KERNEL MODULE_MS
 #   BENCH scale CGROUPS SUMMARY_S CHECK_S ENTRIES ENTRY_BYTES SLAB_KB PERCPU_KB
 #   BENCH slab CGROUPS CACHE KB                   what each slab cache grew by
+#   BENCH floor WORKLOAD off|floor|on ROUND VALUE UNIT  bare probes against the module
+#
+# BENCH_SECTIONS picks sections (default: table fix43 scan scale floor).
 #
 # Each workload runs with the module unloaded (off) and loaded (on) in
 # adjacent pairs, alternating which comes first (off on, on off, off on ...)
@@ -26,6 +29,9 @@ SCAN_MB=${BENCH_SCAN_MB:-256}
 FAULT_MB=${BENCH_FAULT_MB:-64}
 DIRTY_MB=${BENCH_DIRTY_MB:-32}
 REPS=${BENCH_REPS:-5}		# CPU-bound loops: median of REPS passes per sample
+SECTIONS=${BENCH_SECTIONS:-table fix43 scan scale floor}
+FLOOR_KO=/selftests/bin/md_floor.ko
+want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 W=$MD_WORK
 SRC=/dev/vdc
 [ -b "$SRC" ] || SRC=/dev/vdb
@@ -41,7 +47,9 @@ info reps "$REPS"
 # that existed at load is unsynced until a quiescent scan; that scan must
 # not land inside a timed run), or not loaded at all.
 state() {
-	if [ "$1" = on ]; then
+	case "$1" in
+	on)
+		floor_unload
 		[ -d "$MD" ] || md_load || exit 1
 		i=0
 		while grep -q ' unsynced$' "$MD/summary" && [ $i -lt 40 ]; do
@@ -50,9 +58,24 @@ state() {
 			i=$((i + 1))
 		done
 		! grep -q ' unsynced$' "$MD/summary" || { echo "# bench: /bench never synced"; exit 1; }
-	else
+		;;
+	floor)
 		md_unload || exit 1
-	fi
+		[ -d /sys/module/md_floor ] || insmod "$FLOOR_KO" || exit 1
+		;;
+	*)
+		md_unload || exit 1
+		floor_unload
+		;;
+	esac
+	# the same settling either way: loading waits for its sync above,
+	# so unloading must not hand the next run a busier machine
+	sync
+	sleep 1
+}
+
+floor_unload() {
+	[ ! -d /sys/module/md_floor ] || rmmod md_floor || exit 1
 }
 
 in_bench() { md_in_cg bench "$@"; }
@@ -91,43 +114,84 @@ unit_of() {
 	esac
 }
 
-# sample WORKLOAD VARIANT PAIR
+# sample WORKLOAD VARIANT PAIR: a "BENCH $REC" record
+REC=sample
 sample() {
 	out=$(run_workload "$1") || { echo "# bench: $1 failed"; exit 1; }
 	[ -n "$out" ] || { echo "# bench: $1 printed nothing"; exit 1; }
 	if [ "$1" = dirty ]; then
 		set -- "$2" "$3" $out
-		echo "BENCH sample pwrite_page $1 $2 $3 ns"
-		echo "BENCH sample truncate_page $1 $2 $4 ns"
+		echo "BENCH $REC pwrite_page $1 $2 $3 ns"
+		echo "BENCH $REC truncate_page $1 $2 $4 ns"
 	else
-		echo "BENCH sample $1 $2 $3 $out $(unit_of "$1")"
+		echo "BENCH $REC $1 $2 $3 $out $(unit_of "$1")"
 	fi
 }
 
-md_unload
-md_mkcg bench
-mkdir -p "$W"
-in_bench dd if=/dev/zero of="$W/fault" bs=1M count="$FAULT_MB" 2>/dev/null
-sync
+bench_setup() {
+	md_unload
+	md_mkcg bench
+	mkdir -p "$W"
+	in_bench dd if=/dev/zero of="$W/fault" bs=1M count="$FAULT_MB" 2>/dev/null
+	sync
+}
 
-for w in dd100 dd200 dd1000 kbuild read_fault write_fault dirty; do
-	echo "# bench: $w, $PAIRS pairs"
+bench_teardown() {
+	rm -rf "$W/src" "$W/dd" "$W/fault" "$W/fresh"
 	state off
-	run_workload "$w" > /dev/null || exit 1	# warm-up, not reported
-	p=1
-	while [ $p -le "$PAIRS" ]; do
-		if [ $((p % 2)) = 1 ]; then first=off second=on; else first=on second=off; fi
-		state $first
-		sample "$w" $first $p
-		state $second
-		sample "$w" $second $p
-		p=$((p + 1))
+	md_rmcg bench
+	sync
+}
+
+if want table; then
+	bench_setup
+	for w in dd100 dd200 dd1000 kbuild read_fault write_fault dirty; do
+		echo "# bench: $w, $PAIRS pairs"
+		state off
+		run_workload "$w" > /dev/null || exit 1	# warm-up, not reported
+		p=1
+		while [ $p -le "$PAIRS" ]; do
+			if [ $((p % 2)) = 1 ]; then first=off second=on; else first=on second=off; fi
+			state $first
+			sample "$w" $first $p
+			state $second
+			sample "$w" $second $p
+			p=$((p + 1))
+		done
 	done
-done
-rm -rf "$W/src" "$W/dd" "$W/fault" "$W/fresh"
-state off
-md_rmcg bench
-sync
+	bench_teardown
+fi
+
+# --- the floor: the same probe points with empty handlers (md_floor.ko)
+# against none and against the module, in rounds of three whose order
+# rotates, so that what attaching costs and what the module's handlers add
+# are told apart
+if want floor && [ -r "$FLOOR_KO" ]; then
+	bench_setup
+	REC=floor
+	for w in write_fault dirty dd100; do
+		echo "# bench: floor, $w, $PAIRS rounds"
+		state off
+		run_workload "$w" > /dev/null || exit 1
+		p=1
+		while [ $p -le "$PAIRS" ]; do
+			case $((p % 3)) in
+			1) order="off floor on" ;;
+			2) order="floor on off" ;;
+			0) order="on off floor" ;;
+			esac
+			for v in $order; do
+				state $v
+				sample "$w" $v $p
+			done
+			p=$((p + 1))
+		done
+	done
+	REC=sample
+	bench_teardown
+elif want floor; then
+	echo "# bench: no $FLOOR_KO: floor skipped"
+fi
 
 # --- the 4.3 fix's table: three phases in a memory-limited cgroup, residues
 # of the three views after sync; module unloaded (the kernel's view only),
@@ -164,21 +228,27 @@ fix43() {
 	rm -f "$W/foo"
 	md_rmcg fix43
 }
-echo "# bench: 4.3 fix test, $FIX43_MB MiB, memory.max 192M"
-fix43 unloaded
-md_load || exit 1
-fix43 loaded
-md_unload
-md_load fault_inject=1 || exit 1
-echo "replay42 on" > "$MD/inject"
-fix43 replay42
-echo "replay42 off" > "$MD/inject"
-md_unload		# puts the kernel's counter back
+if want fix43; then
+	echo "# bench: 4.3 fix test, $FIX43_MB MiB, memory.max 192M"
+	mkdir -p "$W"
+	fix43 unloaded
+	md_load || exit 1
+	fix43 loaded
+	md_unload
+	md_load fault_inject=1 || exit 1
+	echo "replay42 on" > "$MD/inject"
+	fix43 replay42
+	echo "replay42 off" > "$MD/inject"
+	md_unload		# puts the kernel's counter back
+fi
 
 # --- scan speed: the module's full scan against page-types counting the
 # dirty pages of one cgroup, on the same still page cache
-if command -v page-types > /dev/null && [ -r /proc/kpagecgroup ]; then
+if ! want scan; then
+	:
+elif command -v page-types > /dev/null && [ -r /proc/kpagecgroup ]; then
 	echo "# bench: scan of $SCAN_MB MiB dirty in /scan"
+	mkdir -p "$W"
 	md_load || exit 1
 	md_hold_writeback
 	md_mkcg scan
@@ -224,7 +294,9 @@ mem_delta() {
 med3() { sort -n | sed -n 2p; }
 
 made=0
+want scale || made=-1
 for n in 10 100 1000; do
+	[ $made -ge 0 ] || break
 	echo "# bench: scale, $n cgroups"
 	md_unload
 	while [ $made -lt $n ]; do
