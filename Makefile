@@ -76,6 +76,8 @@ unit: $(TOOL_SRC) tools/test_memcg_dirty.c
 	$(CC) -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
 		-o $(B)/tools/test_memcg_dirty tools/test_memcg_dirty.c tools/mdcli.c tools/mdparse.c
 	$(B)/tools/test_memcg_dirty
+	@# the benchmark report's arithmetic and verdicts, on a fixture
+	sh bench/tests/test_report.sh
 
 # libFuzzer on the parsers: FUZZ_SECONDS in make check, longer by hand.
 fuzz: tools/fuzz_mdparse.c tools/mdparse.c tools/mdparse.h

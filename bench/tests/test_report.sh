@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# bench/report on a fixture with known answers: pair ratios, the interval
+# of the median, the verdicts, the floor, the scan and memory figures.
+# Run by make unit; prints "bench-report: N passed, N failed".
+cd "$(dirname "$0")/../.." || exit 1
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+pass=0 fail=0
+has() {
+	if grep -qF -- "$2" "$out/results.md"; then pass=$((pass + 1)); else
+		fail=$((fail + 1)); echo "not ok - $1: no line with '$2'"; fi
+}
+bench/report --out "$out" --date 2026-01-01 bench/tests/fixture.raw > /dev/null 2>&1 ||
+	{ echo "not ok - bench/report failed"; exit 1; }
+# dd100: ratios 1.05 1.04 1.03 1.06 1.02 1.015, median 1.035; with 6 pairs the
+# interval of the median is min..max (order statistics 1 and 6)
+has "dd100 row" "| dd write 100 MiB | 1.000 s (+-0.00% 6 samples) | 1.035 s (+-1.68% 6 samples) | 1.035 (1.015..1.060) |"
+has "dd100 is missed: the whole interval is over 1.01" "dd write 100 MiB: loaded/baseline 1.035, target <= 1.01: **MISSED**"
+has "write faults met: all under 1.03" "write fault cycles: loaded/baseline 1.003, target <= 1.03: met"
+has "dd200 with 2 pairs: not resolved" "dd write 200 MiB: loaded/baseline 1.025, target <= 1.01: **not resolved**: the 95 % interval 0.950..1.100 spans the target"
+has "floor row" "| write fault cycles | 100 cycles | 102 cycles | 110 cycles | 1.020 (1.020..1.020) | 1.100 (1.100..1.100) | 1.078 (1.078..1.078) |"
+has "4.3 unloaded" "| 1) baseline | 50.0 MB/s, kernel 0 | not run | not run |"
+has "4.3 replayed" "20.0 MB/s, kernel -100, ledger 0, scan 0, underflow/kernel |"
+has "scan medians and disagreement" "| 3 | 0.020 s | 19 ms | 0.600 s | 30.0x | 64, 63, 64, 64 (**DISAGREE**) |"
+has "scan verdict" "scan: 30.0x faster than page-types, target >= 10x: met; counts **DISAGREE**"
+has "memory per cgroup between sizes" "Per cgroup (from 100 to 1000 cgroups): 2048 bytes of slab, of which 512 in inodes and dentries"
+has "summary verdict" "1,000 cgroups: summary read in 20.0 ms, target well under 1 s: met"
+grep -q '^6.1.0-test,table,dd100,on,1,1.05,s$' "$out/samples.csv" && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "not ok - samples.csv row"; }
+grep -q '^6.1.0-test,floor,write_fault,floor,1,102,cycles$' "$out/samples.csv" && pass=$((pass + 1)) ||
+	{ fail=$((fail + 1)); echo "not ok - samples.csv floor row"; }
+# an incomplete record file is refused
+head -n 5 bench/tests/fixture.raw > "$out/cut.raw"
+if bench/report --out "$out/cut" "$out/cut.raw" > /dev/null 2>&1; then
+	fail=$((fail + 1)); echo "not ok - an incomplete record file was accepted"
+else
+	pass=$((pass + 1))
+fi
+echo "bench-report: $pass passed, $fail failed"
+[ "$fail" = 0 ]
