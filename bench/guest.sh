@@ -11,7 +11,8 @@
 #   BENCH slab CGROUPS CACHE KB                   what each slab cache grew by
 #   BENCH floor WORKLOAD off|floor|on ROUND VALUE UNIT  bare probes against the module
 #
-# BENCH_SECTIONS picks sections (default: table fix43 scan scale floor).
+# BENCH_SECTIONS picks sections (default: table fix43 scan scale floor);
+# BENCH_WORKLOADS narrows the table and the floor to the workloads named.
 #
 # Each workload runs with the module unloaded (off) and loaded (on) in
 # adjacent pairs, alternating which comes first (off on, on off, off on ...)
@@ -30,6 +31,8 @@ FAULT_MB=${BENCH_FAULT_MB:-64}
 DIRTY_MB=${BENCH_DIRTY_MB:-32}
 REPS=${BENCH_REPS:-5}		# CPU-bound loops: median of REPS passes per sample
 SECTIONS=${BENCH_SECTIONS:-table fix43 scan scale floor}
+TABLE_WORKLOADS=${BENCH_WORKLOADS:-dd100 dd200 dd1000 kbuild read_fault write_fault dirty}
+FLOOR_WORKLOADS=${BENCH_WORKLOADS:-write_fault dirty dd100}
 FLOOR_KO=/selftests/bin/md_floor.ko
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 W=$MD_WORK
@@ -42,6 +45,7 @@ info cpus "$(nproc)"
 info mem_mib "$(awk '$1 == "MemTotal:" { printf "%d", $2 / 1024 }' /proc/meminfo)"
 info pairs "$PAIRS"
 info reps "$REPS"
+info sections "$(echo $SECTIONS | tr ' ' ,)"
 
 # Module state for the next run: loaded with every memcg synced (a memcg
 # that existed at load is unsynced until a quiescent scan; that scan must
@@ -145,7 +149,7 @@ bench_teardown() {
 
 if want table; then
 	bench_setup
-	for w in dd100 dd200 dd1000 kbuild read_fault write_fault dirty; do
+	for w in $TABLE_WORKLOADS; do
 		echo "# bench: $w, $PAIRS pairs"
 		state off
 		run_workload "$w" > /dev/null || exit 1	# warm-up, not reported
@@ -169,7 +173,7 @@ fi
 if want floor && [ -r "$FLOOR_KO" ]; then
 	bench_setup
 	REC=floor
-	for w in write_fault dirty dd100; do
+	for w in $FLOOR_WORKLOADS; do
 		echo "# bench: floor, $w, $PAIRS rounds"
 		state off
 		run_workload "$w" > /dev/null || exit 1
