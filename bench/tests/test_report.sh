@@ -37,5 +37,16 @@ if bench/report --out "$out/cut" "$out/cut.raw" > /dev/null 2>&1; then
 else
 	pass=$((pass + 1))
 fi
+# a run of some sections only: the others are left out, not shown as empty
+sed '/^BENCH info kernel /a BENCH info sections floor' bench/tests/fixture.raw |
+	grep -v '^BENCH \(sample\|fix43\|scan\|scale\|slab\) ' > "$out/floor.raw"
+if bench/report --out "$out/floor" "$out/floor.raw" > /dev/null 2>&1 &&
+   grep -q '^### Where the cost is' "$out/floor/results.md" &&
+   ! grep -q "^### \(The 4\|Scan\|Scale\)" "$out/floor/results.md" &&
+   grep -q '^None measured' "$out/floor/results.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1)); echo "not ok - sections not run are left out of the report"
+fi
 echo "bench-report: $pass passed, $fail failed"
 [ "$fail" = 0 ]
