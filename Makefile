@@ -197,7 +197,7 @@ vm: module helpers
 # --- benchmarks (bench/README.md); bench/run boots each flavour once
 BENCH_TOOLS := $(B)/bench/mdbench $(B)/bench/page-types $(B)/bench/kbuild.tar
 bench: deps modules-all helpers bench-tools $(foreach k,$(KVERS),$(B)/bench/floor-$(k)/md_floor.ko)
-	@selftests/vm/deps gnuplot-nox
+	@selftests/vm/deps gnuplot-nox gdb
 	bench/run $(BENCH_ARGS)
 
 bench-tools: $(BENCH_TOOLS)

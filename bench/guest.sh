@@ -10,8 +10,11 @@
 #   BENCH scale CGROUPS SUMMARY_S CHECK_S ENTRIES ENTRY_BYTES SLAB_KB PERCPU_KB
 #   BENCH slab CGROUPS CACHE KB                   what each slab cache grew by
 #   BENCH floor WORKLOAD off|floor|on ROUND VALUE UNIT  bare probes against the module
+#   BENCH steps-ready|steps-done VARIANT ...      for bench/steps on the host, which
+#                                                 writes the "BENCH steps" records
 #
-# BENCH_SECTIONS picks sections (default: table fix43 scan scale floor);
+# BENCH_SECTIONS picks sections (default: table fix43 scan scale floor; steps
+# only with bench/steps attached);
 # BENCH_WORKLOADS narrows the table and the floor to the workloads named.
 #
 # Each workload runs with the module unloaded (off) and loaded (on) in
@@ -195,6 +198,28 @@ if want floor && [ -r "$FLOOR_KO" ]; then
 	bench_teardown
 elif want floor; then
 	echo "# bench: no $FLOOR_KO: floor skipped"
+fi
+
+# --- steps: instructions per write fault, counted by bench/steps on the
+# host, which single-steps this guest through QEMU's gdb stub.  Timing plays
+# no part, so the host's noise cannot blur it.  For each variant the guest
+# says where the page fault entry and the dirtied handler are, then keeps
+# faulting long enough for the host to step through some faults.
+ksym() { awk -v s="$1" '$3 == s { print $1; exit }' /proc/kallsyms; }
+if want steps; then
+	bench_setup
+	for v in off floor on; do
+		state $v
+		case $v in
+		on) h=$(ksym md_tp_dirtied) ;;
+		floor) h=$(ksym md_floor_tp) ;;
+		*) h=0 ;;
+		esac
+		echo "BENCH steps-ready $v $(ksym asm_exc_page_fault) ${h:-0}"
+		in_bench mdbench fault write "$W/fault" "${BENCH_STEPS_REPS:-12}" > /dev/null
+		echo "BENCH steps-done $v"
+	done
+	bench_teardown
 fi
 
 # --- the 4.3 fix's table: three phases in a memory-limited cgroup, residues
