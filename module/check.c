@@ -184,14 +184,13 @@ void md_check_show(struct seq_file *m, struct md_check *c)
 
 /*
  * The global check: every memcg's verdict, the sum of the local kernel
- * counters against the global NR_FILE_DIRTY, the kernel's flushed
- * hierarchical values against the sums of their subtrees, and a count of
- * negative counters anywhere.  Caller holds md_mutex.
+ * counters against the global NR_FILE_DIRTY, and a count of negative
+ * counters anywhere.  Caller holds md_mutex.
  */
 void md_check_global(struct seq_file *m)
 {
-	struct mem_cgroup *root = md_root_memcg(), *pos = NULL;
-	long counts[MD_NR_VERDICTS] = { }, negative = 0, sum = 0, hier_bad = 0;
+	struct mem_cgroup *pos = NULL;
+	long counts[MD_NR_VERDICTS] = { }, negative = 0, sum = 0;
 	long global0, global1, seq0, seq1;
 	enum md_verdict worst = MD_OK;
 	struct md_check c;
@@ -219,11 +218,6 @@ void md_check_global(struct seq_file *m)
 	global1 = md_kernel_dirty_global();
 	seq1 = md_total_seq();
 
-	if (md_kernel_hier_available()) {
-		md_kernel_flush();
-		hier_bad = md_check_hier(root);
-	}
-
 	seq_printf(m, "verdict %s\n", md_verdict_names[worst]);
 	for (v = 0; v < MD_NR_VERDICTS; v++)
 		seq_printf(m, "%s %ld\n", md_verdict_names[v], counts[v]);
@@ -233,38 +227,8 @@ void md_check_global(struct seq_file *m)
 		seq_printf(m, "sum_check %s\n", sum == global1 ? "ok" : "mismatch");
 	else
 		seq_puts(m, "sum_check unsettled\n");
-	if (!md_kernel_hier_available())
-		seq_puts(m, "hier_check unavailable\n");
-	else if (seq1 != md_total_seq())
-		seq_puts(m, "hier_check unsettled\n");
-	else
-		seq_printf(m, "hier_check %s\n", hier_bad ? "mismatch" : "ok");
+	seq_printf(m, "hier_check unavailable\nhier_check_reason %s\n", MD_HIER_UNAVAILABLE);
 	seq_printf(m, "negative %ld\n", negative);
 	seq_printf(m, "scan_age_ms %llu\n", md_scan_age_ms());
 	seq_printf(m, "probes_missed %lu\nlost_events %ld\n", md_probes_missed(), md_lost_total());
-}
-
-/*
- * The kernel's flushed hierarchical value of each memcg against the sum of
- * its subtree's local values (clamped at 0, as the kernel reads it).
- * Returns how many differ.
- */
-long md_check_hier(struct mem_cgroup *root)
-{
-	struct mem_cgroup *pos = NULL, *sub;
-	long bad = 0, local;
-	int nid;
-
-	rcu_read_lock();
-	while ((pos = md_memcg_next(pos, root))) {
-		local = 0;
-		sub = NULL;
-		while ((sub = md_memcg_next(sub, pos)))
-			for_each_node(nid)
-				local += md_kernel_dirty_node(sub, nid);
-		if (max(local, 0L) != md_kernel_dirty_hier_flushed(pos))
-			bad++;
-	}
-	rcu_read_unlock();
-	return bad;
 }

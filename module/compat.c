@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel-version dependent access to memory cgroups: the root memcg, the
- * hierarchy walk, and the kernel's own per-memcg NR_FILE_DIRTY counter.
- * Only exported interfaces and header-visible structures are used, so the
- * module links without kallsyms tricks.
+ * hierarchy walk, and the kernel's own NR_FILE_DIRTY counters, read exactly
+ * from their per-CPU parts.  Only exported functions are called, and only
+ * directly: with IBT (Debian's 6.12) an unexported function's ENDBR is
+ * sealed at boot, so calling one through a looked-up pointer traps.  One
+ * symbol is looked up, as data: from 6.11 the slot of NR_FILE_DIRTY in the
+ * memcg stat arrays (see md_compat_init()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -49,42 +52,11 @@ struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos)
 	rcu_read_lock();
 	do {
 		next = md_memcg_next(next, md_root_memcg());
-	} while (next && !md_memcg_tryget(next));
+	} while (next && !css_tryget(&next->css));
 	rcu_read_unlock();
 	if (pos)
-		md_memcg_put(pos);
+		css_put(&pos->css);
 	return next;
-}
-
-bool md_memcg_tryget(struct mem_cgroup *memcg)
-{
-	return css_tryget(&memcg->css);
-}
-
-void md_memcg_put(struct mem_cgroup *memcg)
-{
-	css_put(&memcg->css);
-}
-
-struct mem_cgroup *md_memcg_parent(struct mem_cgroup *memcg)
-{
-	return parent_mem_cgroup(memcg);
-}
-
-bool md_memcg_dying(struct mem_cgroup *memcg)
-{
-	return css_is_dying(&memcg->css);
-}
-
-u64 md_memcg_cgid(struct mem_cgroup *memcg)
-{
-	return cgroup_id(memcg->css.cgroup);
-}
-
-/* Path inside the memory hierarchy ("/" for the root); never sleeps. */
-int md_memcg_path(struct mem_cgroup *memcg, char *buf, size_t len)
-{
-	return cgroup_path(memcg->css.cgroup, buf, len);
 }
 
 bool md_cgroup_v1(void)
@@ -92,13 +64,70 @@ bool md_cgroup_v1(void)
 	return md_root_memcg()->css.cgroup->root != &cgrp_dfl_root;
 }
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 6, 0)
 /*
- * The kernel's local per-node value, exact: the per-CPU lruvec counters are
- * cumulative, so their sum is the value memory.stat would show after a flush
- * (v1 "dirty"), without the clamp to 0 that the kernel's helpers apply.
+ * The kernel's local per-node NR_FILE_DIRTY of a memcg, exact: the per-CPU
+ * lruvec counters are cumulative (an rstat flush only advances its own
+ * state_prev copy), so their sum is the value memory.stat would show after
+ * a flush (v1 "dirty"), without the clamp to 0 the kernel's helpers apply.
  * Lockless and non-sleeping; a concurrent update is either in or out.
  */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
+/* struct lruvec_stats_percpu is in memcontrol.h, indexed by the stat item */
+static long md_lruvec_dirty_cpu(struct mem_cgroup_per_node *pn, int cpu)
+{
+	return per_cpu(pn->lruvec_stats_percpu->state[NR_FILE_DIRTY], cpu);
+}
+
+int md_compat_init(void)
+{
+	return 0;
+}
+#else
+/*
+ * From 6.11 struct lruvec_stats_percpu is private to mm/memcontrol.c and
+ * holds only the items memcgs track, in the order of memcg_node_stat_items[];
+ * mem_cgroup_stats_index[] (u8, U8_MAX for untracked items) maps a stat item
+ * to its slot.  state[] is the struct's first member.  The table is data, so
+ * it is read, never called: its address comes from a kprobe registration
+ * that must fail (a kprobe cannot sit on data) but resolves the symbol into
+ * kp.addr first (kernel/kprobes.c, register_kprobe()).  Needs
+ * CONFIG_KALLSYMS_ALL, which Debian's kernels have.
+ */
+static unsigned int md_dirty_slot;
+
+static long md_lruvec_dirty_cpu(struct mem_cgroup_per_node *pn, int cpu)
+{
+	long __percpu *state = (long __percpu *)pn->lruvec_stats_percpu;
+
+	return per_cpu(state[md_dirty_slot], cpu);
+}
+
+int md_compat_init(void)
+{
+	struct kprobe kp = { .symbol_name = "mem_cgroup_stats_index" };
+	const u8 *index;
+	int ret;
+
+	ret = register_kprobe(&kp);
+	if (!ret) {		/* text?  then it is not the table we know */
+		unregister_kprobe(&kp);
+		ret = -EINVAL;
+		goto unknown;
+	}
+	if (!kp.addr)
+		goto unknown;
+	index = (const u8 *)kp.addr;
+	if (index[NR_FILE_DIRTY] == U8_MAX)
+		goto unknown;
+	md_dirty_slot = index[NR_FILE_DIRTY];
+	return 0;
+unknown:
+	pr_err("cannot find mem_cgroup_stats_index (%d; needs CONFIG_KALLSYMS_ALL): the kernel's per-memcg counter cannot be read\n",
+	       ret);
+	return -ENOENT;
+}
+#endif
+
 long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid)
 {
 	struct mem_cgroup_per_node *pn = memcg->nodeinfo[nid];
@@ -106,12 +135,9 @@ long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu(pn->lruvec_stats_percpu->state[NR_FILE_DIRTY], cpu);
+		sum += md_lruvec_dirty_cpu(pn, cpu);
 	return sum;
 }
-#else
-#error "memcg_dirty: from 6.6 the per-memcg counter needs an rstat flush: not implemented"
-#endif
 
 /*
  * Exact global NR_FILE_DIRTY: the nodes' atomic counters plus the per-CPU
@@ -136,74 +162,26 @@ long md_kernel_dirty_global(void)
 }
 
 /*
- * Unexported kernel functions, for the hierarchical cross-check and fault
- * injection only: found through kallsyms_lookup_name(), itself found by
- * registering a kprobe on it.  Missing ones leave those features off.
- */
-static unsigned long (*md_kallsyms_lookup_name)(const char *name);
-static void (*md_rstat_flush)(struct cgroup *cgrp);
-static unsigned long (*md_memcg_page_state)(struct mem_cgroup *memcg, int idx);
-static void (*md_mod_memcg_lruvec)(struct lruvec *lruvec, enum node_stat_item idx,
-				   int val);
-
-static unsigned long md_lookup(const char *name)
-{
-	return md_kallsyms_lookup_name ? md_kallsyms_lookup_name(name) : 0;
-}
-
-void md_compat_init(void)
-{
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-	unsigned long addr;
-
-	if (register_kprobe(&kp))
-		return;
-	addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-	/* with IBT the probe sits after the ENDBR64 at the entry */
-	if (!memcmp((void *)addr - 4, "\xf3\x0f\x1e\xfa", 4))
-		addr -= 4;
-	md_kallsyms_lookup_name = (void *)addr;
-	md_rstat_flush = (void *)md_lookup("cgroup_rstat_flush");
-	md_memcg_page_state = (void *)md_lookup("memcg_page_state");
-	md_mod_memcg_lruvec = (void *)md_lookup("__mod_memcg_lruvec_state");
-}
-
-bool md_kernel_hier_available(void)
-{
-	return md_rstat_flush && md_memcg_page_state;
-}
-
-/* Flush the rstat tree (may sleep): hierarchical values become exact. */
-void md_kernel_flush(void)
-{
-	if (md_rstat_flush)
-		md_rstat_flush(md_root_memcg()->css.cgroup);
-}
-
-/* memory.stat's hierarchical file_dirty (v1 total_dirty), clamped at 0. */
-long md_kernel_dirty_hier_flushed(struct mem_cgroup *memcg)
-{
-	return md_memcg_page_state ? md_memcg_page_state(memcg, NR_FILE_DIRTY) : -1;
-}
-
-bool md_kernel_skew_available(void)
-{
-	return md_mod_memcg_lruvec;
-}
-
-/*
- * Change the memcg's own NR_FILE_DIRTY on @nid through the kernel's stat
- * update function, leaving the node's (global) counter alone: the shape of
- * a memcg accounting bug.  Fault injection only.  Any context.
+ * Fault injection's "skew": change @memcg's own NR_FILE_DIRTY on @nid and
+ * leave the node's (global) counter alone, the shape of a memcg accounting
+ * bug.  The only exported function that updates a memcg's stats takes a
+ * folio charged to it (__lruvec_stat_mod_folio(); in 6.1 an inline
+ * wrapper of the exported __mod_lruvec_page_state()) and updates the node's counter too.  So it is
+ * handed a stand-in folio that lives on this stack, whose only state is its
+ * memcg and node, and the node's share is taken back with
+ * __mod_node_page_state().  Both calls are direct calls of exported
+ * functions: nothing unexported is called (IBT seals those).  Any context.
  */
 void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
 {
+	struct folio stand_in;
 	unsigned long flags;
 
-	if (!md_mod_memcg_lruvec)
-		return;
+	memset(&stand_in, 0, sizeof(stand_in));
+	stand_in.memcg_data = (unsigned long)memcg;
+	set_page_node(&stand_in.page, nid);
 	local_irq_save(flags);
-	md_mod_memcg_lruvec(&memcg->nodeinfo[nid]->lruvec, NR_FILE_DIRTY, pages);
+	__lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, pages);
+	__mod_node_page_state(NODE_DATA(nid), NR_FILE_DIRTY, -pages);
 	local_irq_restore(flags);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The one place where kernel versions differ.  Probe handlers see folios
- * through these helpers; which kernel functions are probed is decided at
- * load time from symbol availability (probes.c lists the candidates).
+ * The one place where kernel versions differ: every LINUX_VERSION_CODE test
+ * of the module is here or in compat.c.  Which kernel functions are probed
+ * is decided at load time from symbol availability (probes.c lists the
+ * candidates), not here.
  */
 #ifndef MEMCG_DIRTY_COMPAT_H
 #define MEMCG_DIRTY_COMPAT_H
@@ -23,20 +24,15 @@ static inline bool md_mapping_accounts_dirty(struct address_space *mapping)
 	return mapping && mapping_can_writeback(mapping);
 }
 
-static inline struct mem_cgroup *md_folio_memcg(struct folio *folio)
-{
-	return folio_memcg(folio);
-}
-
-static inline long md_folio_pages(struct folio *folio)
-{
-	return folio_nr_pages(folio);
-}
-
-static inline int md_folio_nid(struct folio *folio)
-{
-	return folio_nid(folio);
-}
+/*
+ * Whether the kernel can have cgroup v1 charge moving at all: from 6.11 the
+ * v1 code is built only with CONFIG_MEMCG_V1 (Debian's 6.12 leaves it off).
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define MD_KERNEL_HAS_MEMCG_V1	IS_ENABLED(CONFIG_MEMCG_V1)
+#else
+#define MD_KERNEL_HAS_MEMCG_V1	1
+#endif
 
 /*
  * Whether a pfn is online, and has a valid memmap, is decided per memory

@@ -75,7 +75,7 @@ static int md_stat_show(struct seq_file *m, void *v)
 	seq_printf(m, "dirtied_uncharged %ld\n",
 		   memcg == md_root_memcg() ? md_uncharged_total() : 0);
 	seq_printf(m, "synced %d\n", READ_ONCE(e->synced));
-	md_memcg_put(memcg);
+	css_put(&memcg->css);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_stat);
@@ -93,7 +93,7 @@ static int md_check_file_show(struct seq_file *m, void *v)
 	mutex_lock(&md_mutex);
 	md_check_memcg(e, memcg, &c, true);
 	mutex_unlock(&md_mutex);
-	md_memcg_put(memcg);
+	css_put(&memcg->css);
 	md_check_show(m, &c);
 	return 0;
 }
@@ -128,11 +128,11 @@ static int md_summary_show(struct seq_file *m, void *v)
 	mutex_lock(&md_mutex);
 	while ((pos = md_memcg_walk(pos))) {
 		e = md_entry_find(pos);
-		if (md_memcg_path(pos, path, PATH_MAX) >= PATH_MAX)
+		if (cgroup_path(pos->css.cgroup, path, PATH_MAX) >= PATH_MAX)
 			strscpy(path, "(path too long)", PATH_MAX);
-		seq_printf(m, "%llu ", md_memcg_cgid(pos));
+		seq_printf(m, "%llu ", cgroup_id(pos->css.cgroup));
 		seq_escape(m, path, " \t\n\\");
-		seq_printf(m, " %s ", md_memcg_dying(pos) ? "dying" : "online");
+		seq_printf(m, " %s ", css_is_dying(&pos->css) ? "dying" : "online");
 		if (!e) {	/* no room for an entry: nothing to compare */
 			seq_puts(m, "- - untrusted\n");
 			continue;
@@ -290,7 +290,7 @@ static int md_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "lost_events %ld\n", md_lost_total());
 	seq_printf(m, "entries %ld\nentry_bytes %zu\n", md_entries_count(), md_entry_bytes());
 	seq_printf(m, "fault_inject %d\n", md_inject_enabled());
-	seq_printf(m, "kernel_hier %s\n", md_kernel_hier_available() ? "exact" : "unavailable");
+	seq_printf(m, "kernel_hier unavailable\nkernel_hier_reason %s\n", MD_HIER_UNAVAILABLE);
 	mutex_lock(&md_mutex);
 	seq_printf(m, "scans %llu\n", md_last_scan.count);
 	seq_printf(m, "scan_ms %llu\n", div_u64(md_last_scan.duration_ns, NSEC_PER_MSEC));
@@ -318,7 +318,7 @@ static char *md_dir_name(struct mem_cgroup *memcg, u64 cgid)
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!path)
 		return NULL;
-	if (md_memcg_path(memcg, path, PATH_MAX) >= PATH_MAX) {
+	if (cgroup_path(memcg->css.cgroup, path, PATH_MAX) >= PATH_MAX) {
 		kfree(path);
 		return NULL;
 	}
@@ -327,7 +327,7 @@ static char *md_dir_name(struct mem_cgroup *memcg, u64 cgid)
 	for (i = 0; i < ARRAY_SIZE(md_reserved); i++)
 		escape |= !strcmp(base, md_reserved[i]);
 	escape |= base[0] == '%';
-	if (md_memcg_dying(memcg))
+	if (css_is_dying(&memcg->css))
 		name = kasprintf(GFP_KERNEL, "%s%s@%llu", escape ? "%" : "", base, cgid);
 	else
 		name = kasprintf(GFP_KERNEL, "%s%s", escape ? "%" : "", base);
@@ -357,7 +357,7 @@ void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
 			return;
 		}
 		kfree(name);
-		e->renamed = md_memcg_dying(memcg);
+		e->renamed = css_is_dying(&memcg->css);
 	}
 	debugfs_create_file("stat", MD_MODE_RO, dir, e, &md_stat_fops);
 	debugfs_create_file("check", MD_MODE_RO, dir, e, &md_check_file_fops);

@@ -86,8 +86,8 @@ static void md_cgid_path(struct seq_file *m, u64 cgid, char *buf)
 
 	rcu_read_lock();
 	while ((pos = md_memcg_next(pos, root))) {
-		if (md_memcg_cgid(pos) == cgid) {
-			found = md_memcg_path(pos, buf, PATH_MAX) < PATH_MAX;
+		if (cgroup_id(pos->css.cgroup) == cgid) {
+			found = cgroup_path(pos->css.cgroup, buf, PATH_MAX) < PATH_MAX;
 			break;
 		}
 	}

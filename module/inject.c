@@ -6,6 +6,7 @@
  *                       probe point (for CGROUP only, if given)
  *   miss POINT N        count N missed hits on a probe point
  *   skew CGROUP PAGES   move the kernel's own counter of CGROUP by +-PAGES
+ *                       (not the node's: see md_kernel_skew())
  *   unskew CGROUP       undo every skew of CGROUP
  *   replay42 on|off     each migration of a dirty folio also applies the 4.2
  *                       bug's net effect: a memcg decrement without increment
@@ -60,7 +61,7 @@ bool __md_inject_drop(enum md_point p, struct mem_cgroup *memcg)
 
 	if (!atomic_read(&md_drop[p]))
 		return false;
-	if (cgid && (!memcg || md_memcg_cgid(memcg) != cgid))
+	if (cgid && (!memcg || cgroup_id(memcg->css.cgroup) != cgid))
 		return false;
 	return atomic_dec_if_positive(&md_drop[p]) >= 0;
 }
@@ -94,9 +95,9 @@ static struct mem_cgroup *md_memcg_by_path(const char *want)
 		return NULL;
 	rcu_read_lock();
 	while ((pos = md_memcg_next(pos, root))) {
-		if (md_memcg_path(pos, path, PATH_MAX) < PATH_MAX &&
-		    !strcmp(path, want) && !md_memcg_dying(pos) &&
-		    md_memcg_tryget(pos)) {
+		if (cgroup_path(pos->css.cgroup, path, PATH_MAX) < PATH_MAX &&
+		    !strcmp(path, want) && !css_is_dying(&pos->css) &&
+		    css_tryget(&pos->css)) {
 			found = pos;
 			break;
 		}
@@ -161,8 +162,8 @@ int md_inject_command(char *cmd)
 			memcg = md_memcg_by_path(arg3);
 			if (!memcg)
 				return -ENOENT;
-			cgid = md_memcg_cgid(memcg);
-			md_memcg_put(memcg);
+			cgid = cgroup_id(memcg->css.cgroup);
+			css_put(&memcg->css);
 		}
 		if (verb[0] == 'd') {
 			atomic_set(&md_drop[p], 0);
@@ -194,15 +195,13 @@ int md_inject_command(char *cmd)
 		if (!undo && (kstrtol(arg2, 10, &n) || !n ||
 			      n < -MD_INJECT_MAX_PAGES || n > MD_INJECT_MAX_PAGES))
 			return -EINVAL;
-		if (!md_kernel_skew_available())
-			return -EOPNOTSUPP;
 		memcg = md_memcg_by_path(arg1);
 		if (!memcg)
 			return -ENOENT;
 		mutex_lock(&md_mutex);
 		ret = md_inject_skew(memcg, n, undo);
 		mutex_unlock(&md_mutex);
-		md_memcg_put(memcg);
+		css_put(&memcg->css);
 		return ret;
 	}
 	return -EINVAL;
@@ -235,7 +234,7 @@ void md_inject_exit(void)
 			continue;
 		for_each_node(nid)
 			md_kernel_skew(memcg, nid, -atomic_long_xchg(&e->injected[nid], 0));
-		md_memcg_put(memcg);
+		css_put(&memcg->css);
 	}
 	mutex_unlock(&md_mutex);
 }

@@ -170,7 +170,7 @@ static struct md_entry *md_entry_get(struct mem_cgroup *memcg, bool probe)
 		list_del_init(&e->node);
 		md_pool_count--;
 		e->memcg = memcg;
-		e->cgid = md_memcg_cgid(memcg);
+		e->cgid = cgroup_id(memcg->css.cgroup);
 		hlist_add_head_rcu(&e->hash, md_bucket(memcg));
 		llist_add(&e->fresh, &md_fresh);
 	}
@@ -319,7 +319,7 @@ struct mem_cgroup *md_entry_pin(struct md_entry *e)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&md_hash_lock, flags);
-	if (!e->dead && md_memcg_tryget(e->memcg))
+	if (!e->dead && css_tryget(&e->memcg->css))
 		memcg = e->memcg;
 	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
 	return memcg;
@@ -393,9 +393,9 @@ void md_reconcile(bool unsync)
 			WRITE_ONCE(e->synced, false);
 		if (!e->dir)
 			md_debugfs_entry_dir(e, pos == root ? NULL :
-					     md_entry_lookup(md_memcg_parent(pos)), pos);
-		else if (!e->renamed && md_memcg_dying(pos))
-			md_debugfs_entry_rename(e, md_entry_lookup(md_memcg_parent(pos)), pos);
+					     md_entry_lookup(parent_mem_cgroup(pos)), pos);
+		else if (!e->renamed && css_is_dying(&pos->css))
+			md_debugfs_entry_rename(e, md_entry_lookup(parent_mem_cgroup(pos)), pos);
 	}
 	mutex_unlock(&md_mutex);
 

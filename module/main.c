@@ -21,7 +21,9 @@ static int __init md_init(void)
 		pr_err("the memory cgroup controller is disabled (cgroup_disable=memory): nothing to audit\n");
 		return -ENODEV;
 	}
-	md_compat_init();
+	ret = md_compat_init();
+	if (ret)
+		return ret;
 	md_events_init();
 	md_inject_init();
 	ret = md_ledger_init();

@@ -47,12 +47,12 @@ static void md_tp_dirtied(void *data, struct folio *folio,
 	md_hit(MD_P_DIRTIED);
 	if (!md_mapping_accounts_dirty(mapping))
 		return;
-	memcg = md_folio_memcg(folio);
+	memcg = folio_memcg(folio);
 	if (md_inject_drop(MD_P_DIRTIED, memcg))
 		return;
-	md_account(memcg, md_folio_nid(folio), md_folio_pages(folio), MD_DIRTIED);
+	md_account(memcg, folio_nid(folio), folio_nr_pages(folio), MD_DIRTIED);
 	if (unlikely(!memcg))
-		md_anomaly(MD_A_DIRTIED_UNCHARGED, 0, md_folio_nid(folio), "dirtied",
+		md_anomaly(MD_A_DIRTIED_UNCHARGED, 0, folio_nid(folio), "dirtied",
 			   folio_pfn(folio), 0, 0, 0, 0);
 }
 
@@ -101,9 +101,9 @@ static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	md_hit(MD_P_CLEANED_IO);
 	if (d->accounts && regs_return_value(regs) &&
-	    !md_inject_drop(MD_P_CLEANED_IO, md_folio_memcg(d->folio)))
-		md_account(md_folio_memcg(d->folio), md_folio_nid(d->folio),
-			   -md_folio_pages(d->folio), MD_CLEANED_IO);
+	    !md_inject_drop(MD_P_CLEANED_IO, folio_memcg(d->folio)))
+		md_account(folio_memcg(d->folio), folio_nid(d->folio),
+			   -folio_nr_pages(d->folio), MD_CLEANED_IO);
 	return 0;
 }
 
@@ -119,10 +119,10 @@ static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 	struct folio *folio = md_arg(regs, 0);
 
 	md_hit(MD_P_CANCELLED);
-	if (md_inject_drop(MD_P_CANCELLED, md_folio_memcg(folio)))
+	if (md_inject_drop(MD_P_CANCELLED, folio_memcg(folio)))
 		return 0;
-	md_account(md_folio_memcg(folio), md_folio_nid(folio),
-		   -md_folio_pages(folio),
+	md_account(folio_memcg(folio), folio_nid(folio),
+		   -folio_nr_pages(folio),
 		   folio_test_dirty(folio) ? MD_REMOVED_DIRTY : MD_CANCELLED);
 	return 0;
 }
@@ -158,12 +158,12 @@ static int md_migrate_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (regs_return_value(regs) != MIGRATEPAGE_SUCCESS ||
 	    !md_mapping_accounts_dirty(d->mapping) || !folio_test_dirty(d->dst))
 		return 0;
-	if (md_inject_drop(MD_P_MIGRATED, md_folio_memcg(d->src)))
+	if (md_inject_drop(MD_P_MIGRATED, folio_memcg(d->src)))
 		return 0;
-	md_account_migrate(md_folio_memcg(d->src), md_folio_nid(d->src),
-			   md_folio_nid(d->dst), md_folio_pages(d->src));
-	md_inject_migrated(md_folio_memcg(d->src), md_folio_nid(d->dst),
-			   md_folio_pages(d->src));
+	md_account_migrate(folio_memcg(d->src), folio_nid(d->src),
+			   folio_nid(d->dst), folio_nr_pages(d->src));
+	md_inject_migrated(folio_memcg(d->src), folio_nid(d->dst),
+			   folio_nr_pages(d->src));
 	return 0;
 }
 
@@ -197,8 +197,8 @@ static int md_move_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	    !md_mapping_accounts_dirty(folio_mapping(folio)) ||
 	    md_inject_drop(MD_P_MOVED, d->from))
 		return 0;
-	md_account_move(d->from, d->to, md_folio_nid(folio),
-			d->compound ? md_folio_pages(folio) : 1);
+	md_account_move(d->from, d->to, folio_nid(folio),
+			d->compound ? folio_nr_pages(folio) : 1);
 	return 0;
 }
 
@@ -275,7 +275,7 @@ static const struct md_variant md_v_cancelled[] = {
 };
 
 static const struct md_variant md_v_migrated[] = {
-	/* 6.12+: the static worker that the main migration path calls */
+	/* 6.12: the static worker that both migration paths call */
 	MD_KRP("__folio_migrate_mapping", md_migrate_entry, md_migrate_ret,
 	       struct md_migrate_data),
 	MD_KRP("folio_migrate_mapping", md_migrate_entry, md_migrate_ret,
@@ -284,7 +284,7 @@ static const struct md_variant md_v_migrated[] = {
 };
 
 static const struct md_variant md_v_moved[] = {
-	/* cgroup v1 only; gone in 6.13 */
+	/* cgroup v1 charge moving: absent without v1 (see md_probe_status()) */
 	MD_KRP("mem_cgroup_move_account", md_move_entry, md_move_ret,
 	       struct md_move_data),
 	{ }
@@ -473,8 +473,25 @@ unsigned long md_probes_missed(void)
 	return missed;
 }
 
+/*
+ * "attached", or why not: "absent" when no candidate symbol exists (with
+ * the reason where it is known), else the registration's error.
+ */
+static void md_probe_status(struct seq_file *m, struct md_probe *p)
+{
+	if (p->used)
+		seq_puts(m, "attached");
+	else if (p->err != -ENOENT)
+		seq_printf(m, "error:%d", p->err);
+	else if (p == &md_probes[MD_P_MOVED] && !MD_KERNEL_HAS_MEMCG_V1)
+		seq_puts(m, "absent:no_cgroup_v1");
+	else
+		seq_puts(m, "absent");
+}
+
 void md_probes_show(struct seq_file *m)
 {
+	const struct md_variant *v;
 	unsigned long hits;
 	struct md_probe *p;
 	int i, cpu;
@@ -482,16 +499,12 @@ void md_probes_show(struct seq_file *m)
 	seq_puts(m, "point symbol type status hits missed\n");
 	for (i = 0; i < MD_NR_POINTS; i++) {
 		p = &md_probes[i];
+		v = p->used ?: p->variants;
 		hits = 0;
 		for_each_possible_cpu(cpu)
 			hits += per_cpu(md_hits[i], cpu);
-		if (p->used)
-			seq_printf(m, "%s %s %s attached %lu %lu\n", p->point,
-				   p->used->symbol, md_kind_names[p->used->kind],
-				   hits, md_probe_missed(p));
-		else
-			seq_printf(m, "%s %s %s error:%d 0 0\n", p->point,
-				   p->variants[0].symbol,
-				   md_kind_names[p->variants[0].kind], p->err);
+		seq_printf(m, "%s %s %s ", p->point, v->symbol, md_kind_names[v->kind]);
+		md_probe_status(m, p);
+		seq_printf(m, " %lu %lu\n", hits, md_probe_missed(p));
 	}
 }

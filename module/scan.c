@@ -46,7 +46,7 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 		 */
 		nr = folio_nr_pages(folio);
 		info->busy += nr;
-		memcg = md_folio_memcg(folio);
+		memcg = folio_memcg(folio);
 		e = memcg ? md_entry_lookup(memcg) : NULL;
 		if (e)
 			e->scan_busy += nr;
@@ -56,7 +56,7 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 	skip = nr - 1;
 	if (folio_test_dirty(folio) && !folio_test_anon(folio) &&
 	    md_mapping_accounts_dirty(folio_mapping(folio))) {
-		memcg = md_folio_memcg(folio);
+		memcg = folio_memcg(folio);
 		e = memcg ? md_entry_find(memcg) : NULL;
 		if (e)
 			e->scan[folio_nid(folio)] += nr;

@@ -81,7 +81,7 @@ static void fixture_good(void)
 		       "13 /with\\040space online 1 1 ok\n"
 		       "9 /gone dying 3 3 ok\n");
 	put("check", "verdict ok\nok 6\nunsynced 0\nuntrusted 0\nmismatch 0\nunderflow 0\n"
-		     "kernel_global 39\nkernel_sum 39\nsum_check ok\nhier_check ok\nnegative 0\n");
+		     "kernel_global 39\nkernel_sum 39\nsum_check ok\nhier_check unavailable\nhier_check_reason no_exported_rstat_flush\nnegative 0\n");
 	put("events", "dropped 0\ntime id path node kind probe pfn kernel ledger scan missed\n"
 		      "12.000001 10 /a 0 mismatch - - 11 10 10 0\n");
 	put("control", "commands: scan resync\n");
