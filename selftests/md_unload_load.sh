@@ -24,7 +24,7 @@ ok=0 garbage=0 leaks=0 c=0 busy=0
 while [ $c -lt "$CYCLES" ]; do
 	md_load || break
 	for f in summary probes cgroups/stat cgroups/check events; do
-		mdfile readloop "$MD/$f" 1 > "$W/r.$f" 2>&1 &
+		mdfile readloop "$MD/$f" 1 > "$W/r.$(echo "$f" | tr / _)" 2>&1 &
 	done
 	sleep 0.3
 	tries=0
