@@ -2,13 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 # kselftest-style runner: runs each test with the timeout from ./settings,
 # nests its TAP output, and ends with "selftests: N passed, N failed, N skipped".
-# usage: run_all.sh [TEST.sh...]   (default: all of MD_TESTS, in order)
+# usage: run_all.sh [TEST.sh...]   (default: TEST_PROGS of ./Makefile, in order)
+#        run_all.sh --list VAR      print a test list of ./Makefile
 
 cd "$(dirname "$0")" || exit 1
-MD_TESTS="md_load.sh md_debugfs.sh md_probes.sh md_reload_write.sh md_ledger.sh md_events.sh
-	md_numa.sh md_xfs.sh md_cgroups.sh md_scale.sh md_v1.sh md_check.sh md_fix43.sh
-	md_loadwrite.sh md_unload_load.sh md_churn.sh md_misses.sh md_oom.sh md_badinput.sh
-	md_exposure.sh md_v1_move.sh md_cli.sh"
+# md_list VAR: a test list of ./Makefile (a "VAR := ..." with \ continuations)
+md_list() {
+	awk -v v="$1" '$1 == v && $2 == ":=" { on = 1; $1 = $2 = "" }
+		on { line = $0; sub(/\\$/, "", line); printf "%s ", line; if ($0 !~ /\\$/) exit }' Makefile
+}
+if [ "${1:-}" = --list ]; then
+	md_list "$2"
+	exit
+fi
+MD_TESTS=$(md_list TEST_PROGS)
+[ -n "$MD_TESTS" ] || { echo "run_all.sh: no TEST_PROGS in $(pwd)/Makefile"; exit 1; }
 tests=${*:-$MD_TESTS}
 timeout=$(sed -n 's/^timeout=//p' settings)
 pass=0 fail=0 skip=0 n=0
