@@ -11,9 +11,11 @@
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/nodemask.h>
-#include <linux/seq_file.h>
+#include "check.h"
 #include "compat.h"
-#include "memcg_dirty.h"
+#include "events.h"
+#include "ledger.h"
+#include "scan.h"
 
 static unsigned int scan_cache_ms = 1000;
 module_param(scan_cache_ms, uint, 0600);
@@ -27,14 +29,7 @@ const char * const md_verdict_names[MD_NR_VERDICTS] = {
 	[MD_UNDERFLOW]	= "underflow",
 };
 
-static const char * const md_view_names[] = { "none", "kernel", "ledger", "scan" };
-
-u64 md_scan_age_ms(void)
-{
-	if (!md_last_scan.count)
-		return U64_MAX;
-	return div_u64(ktime_get_ns() - md_last_scan.when_ns, NSEC_PER_MSEC);
-}
+const char * const md_view_names[] = { "none", "kernel", "ledger", "scan" };
 
 static void md_check_log(struct md_entry *e, struct md_check *c);
 
@@ -84,14 +79,17 @@ static enum md_view md_odd_one_exact(long k, long l, long s, long *delta)
  * Check one memcg.  Caller holds md_mutex and a reference on @memcg.  With
  * @may_scan, runs a page scan unless the cached one is young and still
  * valid for this memcg; without, a stale scan just makes the check bounded.
+ * @probes_missed: some probe missed hits, so no verdict can be trusted.  A
+ * verdict that is new for this memcg is logged (events), once.
  */
 void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
-		    struct md_check *c, bool may_scan)
+		    struct md_check *c, bool may_scan, bool probes_missed)
 {
 	long seq, k, l, s;
 	bool negative = false;
 	int nid;
 
+	lockdep_assert_held(&md_mutex);
 	memset(c, 0, sizeof(*c));
 	seq = md_entry_seq(e);
 	if (may_scan && (md_scan_age_ms() > scan_cache_ms || !e->scan_valid ||
@@ -125,7 +123,7 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	c->quiescent = e->scan_valid && e->seq0 == seq && !c->bound;
 	c->scan_age_ms = md_scan_age_ms();
 
-	if (md_probes_missed() || md_lost_total()) {
+	if (probes_missed || md_lost_total()) {
 		c->verdict = MD_UNTRUSTED;
 	} else if (!READ_ONCE(e->synced)) {
 		c->verdict = MD_UNSYNCED;
@@ -171,64 +169,39 @@ static void md_check_log(struct md_entry *e, struct md_check *c)
 	md_anomaly(kind, e->cgid, c->nid, NULL, 0, c->kernel, c->ledger, c->scan, 0);
 }
 
-void md_check_show(struct seq_file *m, struct md_check *c)
-{
-	seq_printf(m, "verdict %s\n", md_verdict_names[c->verdict]);
-	seq_printf(m, "kernel %ld\nledger %ld\nscan %ld\n", c->kernel, c->ledger, c->scan);
-	seq_printf(m, "scan_age_ms %llu\n", c->scan_age_ms);
-	seq_printf(m, "suspect %s\n", md_view_names[c->suspect]);
-	seq_printf(m, "delta %ld\n", c->delta);
-	seq_printf(m, "quiescent %d\nbound %ld\n", c->quiescent, c->bound);
-	seq_printf(m, "scan_busy %ld\n", c->scan_busy);
-}
-
 /*
  * The global check: every memcg's verdict, the sum of the local kernel
  * counters against the global NR_FILE_DIRTY, and a count of negative
- * counters anywhere.  Caller holds md_mutex.
+ * counters anywhere.
  */
-void md_check_global(struct seq_file *m)
+void md_check_global(struct md_global_check *g, bool probes_missed)
 {
+	long global0, seq0;
 	struct mem_cgroup *pos = NULL;
-	long counts[MD_NR_VERDICTS] = { }, negative = 0, sum = 0;
-	long global0, global1, seq0, seq1;
-	enum md_verdict worst = MD_OK;
 	struct md_check c;
 	struct md_entry *e;
-	int v, nid;
+	int nid;
 
-	md_probes_log_missed();
+	lockdep_assert_held(&md_mutex);
+	memset(g, 0, sizeof(*g));
 	seq0 = md_total_seq();
 	global0 = md_kernel_dirty_global();
 	md_scan();
 	while ((pos = md_memcg_walk(pos))) {
-		e = md_entry_find(pos);
+		e = md_entry_get(pos, GFP_ATOMIC);
 		if (!e)
 			continue;
-		md_check_memcg(e, pos, &c, false);
-		counts[c.verdict]++;
-		if (c.verdict > worst)
-			worst = c.verdict;
+		md_check_memcg(e, pos, &c, false, probes_missed);
+		g->counts[c.verdict]++;
+		if (c.verdict > g->worst)
+			g->worst = c.verdict;
 		for_each_node(nid) {
-			negative += md_kernel_dirty_node(pos, nid) < 0;
-			negative += md_entry_dirty(e, nid) < 0;
-			sum += md_kernel_dirty_node(pos, nid);
+			g->negative += md_kernel_dirty_node(pos, nid) < 0;
+			g->negative += md_entry_dirty(e, nid) < 0;
+			g->kernel_sum += md_kernel_dirty_node(pos, nid);
 		}
 	}
-	global1 = md_kernel_dirty_global();
-	seq1 = md_total_seq();
-
-	seq_printf(m, "verdict %s\n", md_verdict_names[worst]);
-	for (v = 0; v < MD_NR_VERDICTS; v++)
-		seq_printf(m, "%s %ld\n", md_verdict_names[v], counts[v]);
-	seq_printf(m, "kernel_global %ld\nkernel_sum %ld\n", global1, sum);
+	g->kernel_global = md_kernel_dirty_global();
 	/* strict only if nothing moved anywhere while we summed */
-	if (seq0 == seq1 && global0 == global1)
-		seq_printf(m, "sum_check %s\n", sum == global1 ? "ok" : "mismatch");
-	else
-		seq_puts(m, "sum_check unsettled\n");
-	seq_printf(m, "hier_check unavailable\nhier_check_reason %s\n", MD_HIER_UNAVAILABLE);
-	seq_printf(m, "negative %ld\n", negative);
-	seq_printf(m, "scan_age_ms %llu\n", md_scan_age_ms());
-	seq_printf(m, "probes_missed %lu\nlost_events %ld\n", md_probes_missed(), md_lost_total());
+	g->sum_settled = seq0 == md_total_seq() && global0 == g->kernel_global;
 }

@@ -14,7 +14,6 @@
 #include <linux/kprobes.h>
 #include <linux/sched/task.h>
 #include "compat.h"
-#include "memcg_dirty.h"
 
 /* The root memcg never goes away; init_task always lives in the root cgroup. */
 struct mem_cgroup *md_root_memcg(void)
@@ -37,6 +36,7 @@ struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
 {
 	struct cgroup_subsys_state *css;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "walking memcgs needs rcu_read_lock()");
 	css = css_next_descendant_pre(pos ? &pos->css : NULL, &root->css);
 	return css ? mem_cgroup_from_css(css) : NULL;
 }

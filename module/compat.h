@@ -34,6 +34,16 @@ static inline bool md_mapping_accounts_dirty(struct address_space *mapping)
 #define MD_KERNEL_HAS_MEMCG_V1	1
 #endif
 
+int md_compat_init(void);
+struct mem_cgroup *md_root_memcg(void);
+struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
+				 struct mem_cgroup *root);
+struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos);
+long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
+long md_kernel_dirty_global(void);
+void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages);
+bool md_cgroup_v1(void);
+
 /*
  * Whether a pfn is online, and has a valid memmap, is decided per memory
  * subsection (SPARSEMEM) or for the whole node (FLATMEM): the scan looks

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/debug/memcg_dirty/: version, probes, summary, and cgroups/,
- * a mirror of the memory cgroup hierarchy with a stat file per memcg.
- * All files are root-only and read-only; no kernel addresses are printed.
+ * /sys/kernel/debug/memcg_dirty/: version, probes, summary, check, events,
+ * control, inject, and cgroups/, a mirror of the memory cgroup hierarchy
+ * with a stat and a check file per memcg.  This file owns every dentry:
+ * the ledger hands over new and dead entries, and directories of dead ones
+ * are removed after md_mutex is dropped (as mm/shrinker_debug.c does).
+ * Everything is computed elsewhere and printed here.  All files are
+ * root-only; no kernel addresses are printed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,8 +18,15 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
+#include <linux/workqueue.h>
+#include "check.h"
 #include "compat.h"
-#include "memcg_dirty.h"
+#include "debugfs.h"
+#include "events.h"
+#include "inject.h"
+#include "ledger.h"
+#include "probes.h"
+#include "scan.h"
 
 #define MD_MODE_RO	0400
 #define MD_MODE_RW	0600
@@ -91,19 +102,42 @@ static int md_check_file_show(struct seq_file *m, void *v)
 		return -ENOENT;
 	md_probes_log_missed();
 	mutex_lock(&md_mutex);
-	md_check_memcg(e, memcg, &c, true);
+	md_check_memcg(e, memcg, &c, true, md_probes_missed());
 	mutex_unlock(&md_mutex);
 	css_put(&memcg->css);
-	md_check_show(m, &c);
+	seq_printf(m, "verdict %s\n", md_verdict_names[c.verdict]);
+	seq_printf(m, "kernel %ld\nledger %ld\nscan %ld\n", c.kernel, c.ledger, c.scan);
+	seq_printf(m, "scan_age_ms %llu\n", c.scan_age_ms);
+	seq_printf(m, "suspect %s\n", md_view_names[c.suspect]);
+	seq_printf(m, "delta %ld\n", c.delta);
+	seq_printf(m, "quiescent %d\nbound %ld\n", c.quiescent, c.bound);
+	seq_printf(m, "scan_busy %ld\n", c.scan_busy);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_check_file);
 
 static int md_global_check_show(struct seq_file *m, void *v)
 {
+	unsigned long missed;
+	struct md_global_check g;
+	int i;
+
+	md_probes_log_missed();
+	missed = md_probes_missed();
 	mutex_lock(&md_mutex);
-	md_check_global(m);
+	md_check_global(&g, missed);
 	mutex_unlock(&md_mutex);
+
+	seq_printf(m, "verdict %s\n", md_verdict_names[g.worst]);
+	for (i = 0; i < MD_NR_VERDICTS; i++)
+		seq_printf(m, "%s %ld\n", md_verdict_names[i], g.counts[i]);
+	seq_printf(m, "kernel_global %ld\nkernel_sum %ld\n", g.kernel_global, g.kernel_sum);
+	seq_printf(m, "sum_check %s\n", !g.sum_settled ? "unsettled" :
+		   g.kernel_sum == g.kernel_global ? "ok" : "mismatch");
+	seq_printf(m, "hier_check unavailable\nhier_check_reason %s\n", MD_HIER_UNAVAILABLE);
+	seq_printf(m, "negative %ld\n", g.negative);
+	seq_printf(m, "scan_age_ms %llu\n", md_scan_age_ms());
+	seq_printf(m, "probes_missed %lu\nlost_events %ld\n", missed, md_lost_total());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_global_check);
@@ -120,14 +154,16 @@ static int md_summary_show(struct seq_file *m, void *v)
 {
 	struct mem_cgroup *pos = NULL;
 	char *path = m->private;
+	unsigned long missed;
 	struct md_check c;
 	struct md_entry *e;
 
 	md_probes_log_missed();
+	missed = md_probes_missed();
 	seq_puts(m, "id path state dirty kernel_dirty verdict\n");
 	mutex_lock(&md_mutex);
 	while ((pos = md_memcg_walk(pos))) {
-		e = md_entry_find(pos);
+		e = md_entry_get(pos, GFP_ATOMIC);	/* from the pool only */
 		if (cgroup_path(pos->css.cgroup, path, PATH_MAX) >= PATH_MAX)
 			strscpy(path, "(path too long)", PATH_MAX);
 		seq_printf(m, "%llu ", cgroup_id(pos->css.cgroup));
@@ -138,7 +174,7 @@ static int md_summary_show(struct seq_file *m, void *v)
 			continue;
 		}
 		/* the cached scan only: a summary must not scan per line */
-		md_check_memcg(e, pos, &c, false);
+		md_check_memcg(e, pos, &c, false, missed);
 		seq_printf(m, "%ld %ld %s\n", c.ledger, c.kernel, md_verdict_names[c.verdict]);
 	}
 	mutex_unlock(&md_mutex);
@@ -152,7 +188,7 @@ static int md_summary_open(struct inode *inode, struct file *file)
 
 	if (!path)
 		return -ENOMEM;
-	md_reconcile(false);	/* so that cgroups/ matches what is listed */
+	md_debugfs_reconcile();	/* so that cgroups/ matches what is listed */
 	ret = single_open_size(file, md_summary_show, path, 64 * 1024);
 	if (ret)
 		kfree(path);
@@ -335,8 +371,8 @@ static char *md_dir_name(struct mem_cgroup *memcg, u64 cgid)
 	return name;
 }
 
-void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
-			  struct mem_cgroup *memcg)
+static void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
+				 struct mem_cgroup *memcg)
 {
 	struct dentry *dir;
 	char *name;
@@ -364,8 +400,8 @@ void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
 	e->dir = dir;
 }
 
-void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
-			     struct mem_cgroup *memcg)
+static void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
+				    struct mem_cgroup *memcg)
 {
 	struct dentry *dir;
 	char *name;
@@ -384,6 +420,47 @@ void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
 	kfree(name);
 }
 
+/*
+ * Bring cgroups/ in line with the memory cgroup hierarchy: a directory for
+ * every memcg (dying ones renamed NAME@ID), none for freed ones.  Process
+ * context: the change work, a summary reader, the load.
+ */
+void md_debugfs_reconcile(void)
+{
+	struct mem_cgroup *root = md_root_memcg();
+	struct mem_cgroup *pos = NULL;
+	struct llist_node *dead;
+	struct md_entry *e;
+
+	md_ledger_refill();
+	mutex_lock(&md_mutex);
+	dead = md_ledger_take_dead();
+	while ((pos = md_memcg_walk(pos))) {
+		e = md_entry_get(pos, GFP_KERNEL);
+		if (!e)
+			continue;
+		if (!e->dir)
+			md_debugfs_entry_dir(e, pos == root ? NULL :
+					     md_entry_lookup(parent_mem_cgroup(pos)), pos);
+		else if (!e->renamed && css_is_dying(&pos->css))
+			md_debugfs_entry_rename(e, md_entry_lookup(parent_mem_cgroup(pos)), pos);
+	}
+	md_ledger_list_fresh();
+	mutex_unlock(&md_mutex);
+
+	/* oldest first: a child's directory goes before its parent's */
+	llist_for_each_entry(e, dead, dead_link)
+		debugfs_remove(e->dir);	/* waits for the stat readers */
+	md_ledger_free_dead(dead);
+}
+
+static void md_change_fn(struct work_struct *work)
+{
+	md_debugfs_reconcile();
+}
+
+static DECLARE_WORK(md_change_work, md_change_fn);
+
 int md_debugfs_init(void)
 {
 	md_root_dir = debugfs_create_dir("memcg_dirty", NULL);
@@ -398,7 +475,14 @@ int md_debugfs_init(void)
 	if (md_inject_enabled())
 		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_fops);
 	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);
+	md_ledger_set_change_work(&md_change_work);
 	return 0;
+}
+
+/* After md_ledger_stop(): nobody queues the change work any more. */
+void md_debugfs_stop(void)
+{
+	cancel_work_sync(&md_change_work);
 }
 
 void md_debugfs_exit(void)

@@ -24,7 +24,8 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "compat.h"
-#include "memcg_dirty.h"
+#include "inject.h"
+#include "ledger.h"
 
 static bool fault_inject;
 module_param(fault_inject, bool, 0400);
@@ -110,9 +111,11 @@ static struct mem_cgroup *md_memcg_by_path(const char *want)
 /* Apply @pages to @memcg's kernel counter on its first node, remembered. */
 static int md_inject_skew(struct mem_cgroup *memcg, long pages, bool undo)
 {
-	struct md_entry *e = md_entry_ensure(memcg);
+	struct md_entry *e;
 	int nid;
 
+	lockdep_assert_held(&md_mutex);
+	e = md_entry_get(memcg, GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
 	if (undo) {
@@ -136,73 +139,100 @@ static int md_point_by_name(const char *name)
 	return -1;
 }
 
-int md_inject_command(char *cmd)
+/* drop POINT N [CGROUP], miss POINT N */
+static int md_cmd_drop_miss(char **arg, int nargs, bool drop)
 {
-	char *verb = strsep(&cmd, " "), *arg1, *arg2, *arg3;
 	struct mem_cgroup *memcg;
 	u64 cgid = 0;
 	long n;
-	int p, ret;
+	int p;
 
-	arg1 = cmd ? strsep(&cmd, " ") : NULL;
-	arg2 = cmd ? strsep(&cmd, " ") : NULL;
-	arg3 = cmd ? strsep(&cmd, " ") : NULL;
-	if (!verb || !arg1 || cmd)
+	p = md_point_by_name(arg[0]);
+	if (p < 0)
+		return -ENOENT;
+	if (kstrtol(arg[1], 10, &n) || n < 1 || n > MD_INJECT_MAX_N)
 		return -EINVAL;
-
-	if (!strcmp(verb, "drop") || !strcmp(verb, "miss")) {
-		p = md_point_by_name(arg1);
-		if (p < 0)
-			return -ENOENT;
-		if (!arg2 || kstrtol(arg2, 10, &n) || n < 1 || n > MD_INJECT_MAX_N)
-			return -EINVAL;
-		if (arg3 && verb[0] == 'm')
-			return -EINVAL;
-		if (arg3) {
-			memcg = md_memcg_by_path(arg3);
-			if (!memcg)
-				return -ENOENT;
-			cgid = cgroup_id(memcg->css.cgroup);
-			css_put(&memcg->css);
-		}
-		if (verb[0] == 'd') {
-			atomic_set(&md_drop[p], 0);
-			WRITE_ONCE(md_drop_cgid[p], cgid);
-			atomic_set(&md_drop[p], n);
-		} else {
-			atomic_long_add(n, &md_miss[p]);
-		}
+	if (!drop) {
+		atomic_long_add(n, &md_miss[p]);
 		return 0;
 	}
-	if (arg3)
-		return -EINVAL;
-	if (!strcmp(verb, "replay42")) {
-		if (arg2)
-			return -EINVAL;
-		if (!strcmp(arg1, "on"))
-			WRITE_ONCE(md_replay42, true);
-		else if (!strcmp(arg1, "off"))
-			WRITE_ONCE(md_replay42, false);
-		else
-			return -EINVAL;
-		return 0;
-	}
-	if (!strcmp(verb, "skew") || !strcmp(verb, "unskew")) {
-		bool undo = verb[0] == 'u';
-
-		if (undo ? !!arg2 : !arg2)
-			return -EINVAL;
-		if (!undo && (kstrtol(arg2, 10, &n) || !n ||
-			      n < -MD_INJECT_MAX_PAGES || n > MD_INJECT_MAX_PAGES))
-			return -EINVAL;
-		memcg = md_memcg_by_path(arg1);
+	if (nargs == 3) {
+		memcg = md_memcg_by_path(arg[2]);
 		if (!memcg)
 			return -ENOENT;
-		mutex_lock(&md_mutex);
-		ret = md_inject_skew(memcg, n, undo);
-		mutex_unlock(&md_mutex);
+		cgid = cgroup_id(memcg->css.cgroup);
 		css_put(&memcg->css);
-		return ret;
+	}
+	atomic_set(&md_drop[p], 0);
+	WRITE_ONCE(md_drop_cgid[p], cgid);
+	atomic_set(&md_drop[p], n);
+	return 0;
+}
+
+/* replay42 on|off */
+static int md_cmd_replay42(char **arg, int nargs, bool unused)
+{
+	if (!strcmp(arg[0], "on"))
+		WRITE_ONCE(md_replay42, true);
+	else if (!strcmp(arg[0], "off"))
+		WRITE_ONCE(md_replay42, false);
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* skew CGROUP PAGES, unskew CGROUP */
+static int md_cmd_skew(char **arg, int nargs, bool skew)
+{
+	struct mem_cgroup *memcg;
+	long n = 0;
+	int ret;
+
+	if (skew && (kstrtol(arg[1], 10, &n) || !n ||
+		     n < -MD_INJECT_MAX_PAGES || n > MD_INJECT_MAX_PAGES))
+		return -EINVAL;
+	memcg = md_memcg_by_path(arg[0]);
+	if (!memcg)
+		return -ENOENT;
+	mutex_lock(&md_mutex);
+	ret = md_inject_skew(memcg, n, !skew);
+	mutex_unlock(&md_mutex);
+	css_put(&memcg->css);
+	return ret;
+}
+
+#define MD_CMD_MAX_ARGS	3
+
+static const struct md_inject_cmd {
+	const char *verb;
+	int min_args, max_args;
+	int (*run)(char **arg, int nargs, bool flag);
+	bool flag;
+} md_inject_cmds[] = {
+	{ "drop",	2, 3, md_cmd_drop_miss,	true },
+	{ "miss",	2, 2, md_cmd_drop_miss,	false },
+	{ "replay42",	1, 1, md_cmd_replay42,	false },
+	{ "skew",	2, 2, md_cmd_skew,	true },
+	{ "unskew",	1, 1, md_cmd_skew,	false },
+};
+
+/* One command: a verb and its space-separated arguments.  0 or -errno. */
+int md_inject_command(char *cmd)
+{
+	char *verb = strsep(&cmd, " "), *arg[MD_CMD_MAX_ARGS];
+	const struct md_inject_cmd *c;
+	int nargs = 0;
+
+	while (cmd && nargs < MD_CMD_MAX_ARGS)
+		arg[nargs++] = strsep(&cmd, " ");
+	if (cmd)			/* more arguments than any command takes */
+		return -EINVAL;
+	for (c = md_inject_cmds; c < md_inject_cmds + ARRAY_SIZE(md_inject_cmds); c++) {
+		if (strcmp(verb, c->verb))
+			continue;
+		if (nargs < c->min_args || nargs > c->max_args)
+			return -EINVAL;
+		return c->run(arg, nargs, c->flag);
 	}
 	return -EINVAL;
 }

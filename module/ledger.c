@@ -3,12 +3,14 @@
  * The dirty ledger: per memcg and node, pages dirtied minus pages cleaned,
  * as seen by the probes.  Probe handlers run in atomic context and must not
  * allocate, so entries for memcgs the ledger has not seen yet come from a
- * pool that a work item keeps filled.  Everything sleepable (allocation,
- * debugfs directories, freeing) happens in md_reconcile() under md_mutex.
+ * pool that process context keeps filled.  A probe that takes an entry, or
+ * finds the pool low, or hears of a memcg being created or freed, kicks the
+ * change work that debugfs.c registered: it refills the pool, gives new
+ * entries their directories and takes dead ones away (md_ledger_take_dead(),
+ * md_ledger_free_dead()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/debugfs.h>
 #include <linux/hash.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
@@ -16,7 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include "compat.h"
-#include "memcg_dirty.h"
+#include "ledger.h"
 
 const char * const md_event_names[MD_NR_EVENTS] = {
 	[MD_DIRTIED]		= "dirtied",
@@ -71,8 +73,8 @@ long md_inflight_bound(void)
 /* Entries allocated (listed, pooled or dying): the module's memory. */
 static atomic_long_t md_entries_allocated;
 
-static void md_work_fn(struct work_struct *work);
-static DECLARE_WORK(md_work, md_work_fn);
+/* Queued on every change that needs process context (md_memcg_changed()). */
+static struct work_struct *md_change_work;
 static bool md_stopping;
 
 static struct md_entry *md_entry_alloc(void)
@@ -150,18 +152,13 @@ struct md_entry *md_entry_lookup(struct mem_cgroup *memcg)
 }
 
 /*
- * Find or create @memcg's entry; atomic context allowed.  A new entry is
- * taken from the pool and announced on md_fresh for md_reconcile() to list
- * and give a directory.  NULL only when the pool is empty.
+ * Take @memcg's entry from the pool, or find that another CPU just did.
+ * Announced on md_fresh for process context to list it.
  */
-static struct md_entry *md_entry_get(struct mem_cgroup *memcg, bool probe)
+static struct md_entry *md_entry_take(struct mem_cgroup *memcg, bool *low)
 {
-	struct md_entry *e = md_entry_lookup(memcg);
+	struct md_entry *e;
 	unsigned long flags;
-	bool low;
-
-	if (likely(e))
-		return e;
 
 	raw_spin_lock_irqsave(&md_hash_lock, flags);
 	e = md_entry_lookup(memcg);	/* lost a race with another CPU? */
@@ -174,33 +171,35 @@ static struct md_entry *md_entry_get(struct mem_cgroup *memcg, bool probe)
 		hlist_add_head_rcu(&e->hash, md_bucket(memcg));
 		llist_add(&e->fresh, &md_fresh);
 	}
-	low = md_pool_count < MD_POOL_LOW;
+	*low = md_pool_count < MD_POOL_LOW;
 	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
-	if (probe && (low || e))
-		md_memcg_changed();
 	return e;
 }
 
-/* Process context, @memcg pinned: from the pool, never allocating. */
-struct md_entry *md_entry_find(struct mem_cgroup *memcg)
+/*
+ * Find or create @memcg's entry.  @memcg is pinned, or the caller is an
+ * RCU reader that saw it alive.  Without __GFP_DIRECT_RECLAIM (probe
+ * handlers, the scan) it never allocates: a new entry comes from the pool,
+ * and the change work is kicked to list it and refill the pool.  With it
+ * (process context) an empty pool is refilled first.  NULL only when no
+ * entry could be had.
+ */
+struct md_entry *md_entry_get(struct mem_cgroup *memcg, gfp_t gfp)
 {
 	struct md_entry *e;
+	bool low;
 
 	rcu_read_lock();
-	e = md_entry_get(memcg, false);
+	e = md_entry_lookup(memcg);
 	rcu_read_unlock();
-	return e;
-}
-
-/* Process context: like md_entry_find() but allocating when needed. */
-struct md_entry *md_entry_ensure(struct mem_cgroup *memcg)
-{
-	struct md_entry *e = md_entry_find(memcg);
-
-	if (e)
+	if (likely(e))
 		return e;
-	md_pool_fill();
-	return md_entry_find(memcg);
+	if (gfpflags_allow_blocking(gfp) && !READ_ONCE(md_pool_count))
+		md_pool_fill();
+	e = md_entry_take(memcg, &low);
+	if (low || e)
+		md_memcg_changed();
+	return e;
 }
 
 void md_account(struct mem_cgroup *memcg, int nid, long pages,
@@ -214,7 +213,7 @@ void md_account(struct mem_cgroup *memcg, int nid, long pages,
 		md_account_uncharged(pages);
 		return;
 	}
-	e = md_entry_get(memcg, true);
+	e = md_entry_get(memcg, GFP_ATOMIC);
 	if (unlikely(!e)) {
 		this_cpu_add(md_lost, 1);
 		return;
@@ -231,7 +230,7 @@ void md_account_migrate(struct mem_cgroup *memcg, int from, int to, long pages)
 	this_cpu_inc(md_seq);
 	if (!memcg)
 		return;
-	e = md_entry_get(memcg, true);
+	e = md_entry_get(memcg, GFP_ATOMIC);
 	if (unlikely(!e)) {
 		this_cpu_add(md_lost, 1);
 		return;
@@ -344,94 +343,85 @@ void md_memcg_freed(struct mem_cgroup *memcg)
 		md_memcg_changed();
 }
 
-/* Probes on memcg online/offline/free: bring debugfs up to date soon. */
+/* Probes on memcg online/offline/free, a new entry: process context soon. */
 void md_memcg_changed(void)
 {
-	if (!READ_ONCE(md_stopping))
-		queue_work(system_unbound_wq, &md_work);
+	struct work_struct *work = READ_ONCE(md_change_work);
+
+	if (work && !READ_ONCE(md_stopping))
+		queue_work(system_unbound_wq, work);
 }
 
-void md_list_fresh(void)
+/* Process context: top the pool up for the probe handlers. */
+void md_ledger_refill(void)
+{
+	md_pool_fill();
+}
+
+/* Who is told of changes: debugfs.c's upkeep of cgroups/. */
+void md_ledger_set_change_work(struct work_struct *work)
+{
+	WRITE_ONCE(md_change_work, work);
+}
+
+/* Put entries the probes took from the pool on md_entries. */
+void md_ledger_list_fresh(void)
 {
 	struct llist_node *fresh = llist_del_all(&md_fresh);
 	struct md_entry *e, *tmp;
 
+	lockdep_assert_held(&md_mutex);
 	llist_for_each_entry_safe(e, tmp, fresh, fresh)
 		list_add_tail(&e->node, &md_entries);
 }
 
 /*
- * Bring the ledger's list and the debugfs tree in line with the memory
- * cgroup hierarchy: entries and directories for every memcg (dying ones
- * renamed NAME@ID), and freed memcgs' entries removed.  Process context.
- * With @unsync (at load, after the probes are armed) every memcg found is
- * marked unsynced: it may have had dirty pages before the probes saw them.
+ * At load, after the probes are armed: every memcg that exists now gets an
+ * entry, unsynced, since it may have had dirty pages before the probes saw
+ * them (scan.c's resync gives it a starting point).
  */
-void md_reconcile(bool unsync)
+void md_ledger_unsync_existing(void)
 {
-	struct mem_cgroup *root = md_root_memcg();
 	struct mem_cgroup *pos = NULL;
-	struct llist_node *dead;
-	struct md_entry *e, *tmp;
+	struct md_entry *e;
 
-	md_pool_fill();
 	mutex_lock(&md_mutex);
-	md_list_fresh();
-	/* Oldest first: a child memcg is always freed before its parent. */
-	dead = llist_reverse_order(llist_del_all(&md_dead));
-	llist_for_each_entry(e, dead, dead_link) {
-		list_del(&e->node);
-		debugfs_remove(e->dir);	/* waits for the stat readers */
-	}
-
 	while ((pos = md_memcg_walk(pos))) {
-		e = md_entry_ensure(pos);
-		md_list_fresh();
-		if (!e)
-			continue;
-		if (unsync)
+		e = md_entry_get(pos, GFP_KERNEL);
+		if (e)
 			WRITE_ONCE(e->synced, false);
-		if (!e->dir)
-			md_debugfs_entry_dir(e, pos == root ? NULL :
-					     md_entry_lookup(parent_mem_cgroup(pos)), pos);
-		else if (!e->renamed && css_is_dying(&pos->css))
-			md_debugfs_entry_rename(e, md_entry_lookup(parent_mem_cgroup(pos)), pos);
 	}
+	md_ledger_list_fresh();
 	mutex_unlock(&md_mutex);
+}
+
+/*
+ * The entries of freed memcgs, off md_entries, oldest first (a child memcg
+ * is always freed before its parent).  The caller removes what it hung on
+ * them, then hands them to md_ledger_free_dead().
+ */
+struct llist_node *md_ledger_take_dead(void)
+{
+	struct llist_node *dead;
+	struct md_entry *e;
+
+	lockdep_assert_held(&md_mutex);
+	md_ledger_list_fresh();
+	dead = llist_reverse_order(llist_del_all(&md_dead));
+	llist_for_each_entry(e, dead, dead_link)
+		list_del(&e->node);
+	return dead;
+}
+
+void md_ledger_free_dead(struct llist_node *dead)
+{
+	struct md_entry *e, *tmp;
 
 	if (!dead)
 		return;
 	synchronize_rcu();	/* probe handlers that looked the entries up */
 	llist_for_each_entry_safe(e, tmp, dead, dead_link)
 		md_entry_free(e);
-}
-
-static void md_work_fn(struct work_struct *work)
-{
-	md_reconcile(false);
-}
-
-/* Retry resynchronisation with backoff while any entry is unsynced. */
-static void md_resync_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(md_resync_work, md_resync_fn);
-static unsigned int md_resync_delay = 1;
-
-static void md_resync_fn(struct work_struct *work)
-{
-	if (!md_resync()) {
-		md_resync_delay = 1;
-		return;
-	}
-	md_resync_delay = min(md_resync_delay * 2, 32U);
-	if (!READ_ONCE(md_stopping))
-		queue_delayed_work(system_unbound_wq, &md_resync_work,
-				   md_resync_delay * HZ);
-}
-
-void md_resync_kick(void)
-{
-	if (!READ_ONCE(md_stopping))
-		mod_delayed_work(system_unbound_wq, &md_resync_work, 0);
 }
 
 int md_ledger_init(void)
@@ -441,12 +431,10 @@ int md_ledger_init(void)
 	return md_pool_count ? 0 : -ENOMEM;
 }
 
-/* After the probes are gone: stop the work before debugfs goes. */
+/* After the probes are gone: no more change work from here. */
 void md_ledger_stop(void)
 {
 	WRITE_ONCE(md_stopping, true);
-	cancel_delayed_work_sync(&md_resync_work);
-	cancel_work_sync(&md_work);
 }
 
 /* After debugfs is gone: nothing can reach an entry any more. */
@@ -456,7 +444,7 @@ void md_ledger_exit(void)
 	unsigned int i;
 
 	mutex_lock(&md_mutex);
-	md_list_fresh();
+	md_ledger_list_fresh();
 	llist_del_all(&md_dead);	/* still on md_entries */
 	for (i = 0; i < ARRAY_SIZE(md_hash); i++)
 		INIT_HLIST_HEAD(&md_hash[i]);

@@ -11,7 +11,12 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include "compat.h"
-#include "memcg_dirty.h"
+#include "debugfs.h"
+#include "events.h"
+#include "inject.h"
+#include "ledger.h"
+#include "probes.h"
+#include "scan.h"
 
 static int __init md_init(void)
 {
@@ -38,7 +43,8 @@ static int __init md_init(void)
 	if (ret)
 		goto out_debugfs;
 	/* Every memcg that exists now may hold pages dirtied before we looked. */
-	md_reconcile(true);
+	md_ledger_unsync_existing();
+	md_debugfs_reconcile();
 	md_resync_kick();
 	pr_info("%s loaded, auditing the %s memory cgroup hierarchy\n",
 		MEMCG_DIRTY_VERSION, md_cgroup_v1() ? "v1" : "v2");
@@ -46,6 +52,7 @@ static int __init md_init(void)
 
 out_debugfs:
 	md_ledger_stop();
+	md_debugfs_stop();
 	md_debugfs_exit();
 out_ledger:
 	md_ledger_exit();
@@ -56,6 +63,8 @@ static void __exit md_exit(void)
 {
 	md_probes_unregister_events();
 	md_ledger_stop();
+	md_resync_stop();
+	md_debugfs_stop();
 	md_inject_exit();
 	md_debugfs_exit();
 	/* last: until now a freed memcg still had to mark its entry dead */

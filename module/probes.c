@@ -14,7 +14,11 @@
 #include <linux/seq_file.h>
 #include <linux/tracepoint.h>
 #include "compat.h"
-#include "memcg_dirty.h"
+#include "events.h"
+#include "inject.h"
+#include "ledger.h"
+#include "points.h"
+#include "probes.h"
 
 static DEFINE_PER_CPU(unsigned long, md_hits[MD_NR_POINTS]);
 
@@ -242,7 +246,6 @@ struct md_variant {
 };
 
 struct md_probe {
-	const char *point;
 	bool required;
 	const struct md_variant *variants;	/* terminated by a NULL symbol */
 	/* state */
@@ -303,15 +306,15 @@ static const struct md_variant md_v_free[] = {
 };
 
 static struct md_probe md_probes[MD_NR_POINTS] = {
-	[MD_P_DIRTIED]	  = { "dirtied", true, md_v_dirtied },
-	[MD_P_CLEANED_IO] = { "cleaned_io", true, md_v_cleaned_io },
-	[MD_P_CANCELLED]  = { "cancelled", true, md_v_cancelled },
-	[MD_P_MIGRATED]	  = { "migrated", true, md_v_migrated },
-	[MD_P_MOVED]	  = { "moved", false, md_v_moved },
-	[MD_P_ONLINE]	  = { "memcg_online", false, md_v_online },
-	[MD_P_OFFLINE]	  = { "memcg_offline", false, md_v_offline },
+	[MD_P_DIRTIED]	  = { true, md_v_dirtied },
+	[MD_P_CLEANED_IO] = { true, md_v_cleaned_io },
+	[MD_P_CANCELLED]  = { true, md_v_cancelled },
+	[MD_P_MIGRATED]	  = { true, md_v_migrated },
+	[MD_P_MOVED]	  = { false, md_v_moved },
+	[MD_P_ONLINE]	  = { false, md_v_online },
+	[MD_P_OFFLINE]	  = { false, md_v_offline },
 	/* without it a freed memcg's address could alias a new one's entry */
-	[MD_P_FREE]	  = { "memcg_free", true, md_v_free },
+	[MD_P_FREE]	  = { true, md_v_free },
 };
 
 struct md_tp_lookup {
@@ -325,6 +328,11 @@ static void md_tp_match(struct tracepoint *tp, void *priv)
 
 	if (!strcmp(tp->name, l->name))
 		l->tp = tp;
+}
+
+static const char *md_probe_point(struct md_probe *p)
+{
+	return md_point_name(p - md_probes);
 }
 
 static int md_attach(struct md_probe *p, const struct md_variant *v)
@@ -387,7 +395,7 @@ int md_probes_register(void)
 	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++) {
 		p->err = -ENOENT;
 		for (v = p->variants; v->symbol; v++) {
-			if (fail_probe && !strcmp(fail_probe, p->point))
+			if (fail_probe && !strcmp(fail_probe, md_probe_point(p)))
 				continue;
 			p->err = md_attach(p, v);
 			if (p->err != -ENOENT)
@@ -399,12 +407,12 @@ int md_probes_register(void)
 		}
 		if (p->required) {
 			pr_err("required probe point %s could not attach (%s): %d\n",
-			       p->point, v->symbol ?: p->variants[0].symbol, p->err);
+			       md_probe_point(p), v->symbol ?: p->variants[0].symbol, p->err);
 			ret = p->err;
 			md_probes_unregister();
 			return ret;
 		}
-		pr_info("optional probe point %s not attached: %d\n", p->point, p->err);
+		pr_info("optional probe point %s not attached: %d\n", md_probe_point(p), p->err);
 	}
 	return 0;
 }
@@ -439,11 +447,6 @@ static unsigned long md_probe_missed(struct md_probe *p)
 	return missed + p->krp.kp.nmissed + p->krp.nmissed;
 }
 
-const char *md_point_name(enum md_point p)
-{
-	return md_probes[p].point;
-}
-
 /* New misses since the last look become probe_missed anomalies. */
 void md_probes_log_missed(void)
 {
@@ -458,7 +461,7 @@ void md_probes_log_missed(void)
 		if (missed == logged[i])
 			continue;
 		logged[i] = missed;
-		md_anomaly(MD_A_PROBE_MISSED, 0, -1, md_probes[i].point, 0, 0, 0, 0, missed);
+		md_anomaly(MD_A_PROBE_MISSED, 0, -1, md_point_name(i), 0, 0, 0, 0, missed);
 	}
 	spin_unlock(&lock);
 }
@@ -503,7 +506,7 @@ void md_probes_show(struct seq_file *m)
 		hits = 0;
 		for_each_possible_cpu(cpu)
 			hits += per_cpu(md_hits[i], cpu);
-		seq_printf(m, "%s %s %s ", p->point, v->symbol, md_kind_names[v->kind]);
+		seq_printf(m, "%s %s %s ", md_point_name(i), v->symbol, md_kind_names[v->kind]);
 		md_probe_status(m, p);
 		seq_printf(m, " %lu %lu\n", hits, md_probe_missed(p));
 	}

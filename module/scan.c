@@ -3,7 +3,8 @@
  * The page scan: the third view of the same number.  Walks every online pfn
  * and counts, per memcg and node, the pages of dirty folios on mappings that
  * write back, large folios once as head x nr.  Also resynchronises ledger
- * entries whose starting point is unknown (loaded while pages were dirty).
+ * entries whose starting point is unknown (loaded while pages were dirty),
+ * retried by a delayed work item with backoff while any is left.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -11,8 +12,10 @@
 #include <linux/memory_hotplug.h>
 #include <linux/mmzone.h>
 #include <linux/sched.h>
+#include <linux/workqueue.h>
 #include "compat.h"
-#include "memcg_dirty.h"
+#include "ledger.h"
+#include "scan.h"
 
 struct md_scan_info md_last_scan;
 
@@ -57,7 +60,7 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 	if (folio_test_dirty(folio) && !folio_test_anon(folio) &&
 	    md_mapping_accounts_dirty(folio_mapping(folio))) {
 		memcg = folio_memcg(folio);
-		e = memcg ? md_entry_find(memcg) : NULL;
+		e = memcg ? md_entry_get(memcg, GFP_ATOMIC) : NULL;
 		if (e)
 			e->scan[folio_nid(folio)] += nr;
 		else if (memcg)
@@ -105,7 +108,7 @@ static void md_scan_node(int nid, struct md_scan_info *info)
 	}
 }
 
-/* Caller holds md_mutex.  Fills entry->scan[] for every listed entry. */
+/* Fills entry->scan[] for every listed entry. */
 void md_scan(void)
 {
 	struct md_scan_info info = { };
@@ -113,7 +116,8 @@ void md_scan(void)
 	u64 start;
 	int nid;
 
-	md_list_fresh();
+	lockdep_assert_held(&md_mutex);
+	md_ledger_list_fresh();
 	list_for_each_entry(e, &md_entries, node) {
 		memset(e->scan, 0, nr_node_ids * sizeof(*e->scan));
 		e->scan_busy = 0;
@@ -128,7 +132,7 @@ void md_scan(void)
 	info.duration_ns = ktime_get_ns() - start;
 	info.when_ns = ktime_get_ns();
 	info.count = md_last_scan.count + 1;
-	md_list_fresh();	/* entries the scan took from the pool */
+	md_ledger_list_fresh();	/* entries the scan took from the pool */
 	list_for_each_entry(e, &md_entries, node)
 		e->scan_valid = md_entry_seq(e) == e->seq0;
 	md_last_scan = info;
@@ -161,4 +165,41 @@ int md_resync(void)
 	}
 	mutex_unlock(&md_mutex);
 	return left;
+}
+
+u64 md_scan_age_ms(void)
+{
+	if (!md_last_scan.count)
+		return U64_MAX;
+	return div_u64(ktime_get_ns() - md_last_scan.when_ns, NSEC_PER_MSEC);
+}
+
+/* Retry resynchronisation with backoff (1 s to 32 s) while any entry is unsynced. */
+static void md_resync_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(md_resync_work, md_resync_fn);
+static unsigned int md_resync_delay = 1;
+static bool md_resync_stopping;
+
+static void md_resync_fn(struct work_struct *work)
+{
+	if (!md_resync()) {
+		md_resync_delay = 1;
+		return;
+	}
+	md_resync_delay = min(md_resync_delay * 2, 32U);
+	if (!READ_ONCE(md_resync_stopping))
+		queue_delayed_work(system_unbound_wq, &md_resync_work,
+				   md_resync_delay * HZ);
+}
+
+void md_resync_kick(void)
+{
+	if (!READ_ONCE(md_resync_stopping))
+		mod_delayed_work(system_unbound_wq, &md_resync_work, 0);
+}
+
+void md_resync_stop(void)
+{
+	WRITE_ONCE(md_resync_stopping, true);
+	cancel_delayed_work_sync(&md_resync_work);
 }

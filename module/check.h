@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Verdicts: the kernel's counter, the ledger and the page scan compared,
+ * for one memcg or for all.  Computed into structs; debugfs.c prints them.
+ */
+#ifndef MEMCG_DIRTY_CHECK_H
+#define MEMCG_DIRTY_CHECK_H
+
+#include <linux/types.h>
+
+struct md_entry;
+struct mem_cgroup;
+
+enum md_verdict {		/* in rising order of severity */
+	MD_OK,
+	MD_UNSYNCED,
+	MD_UNTRUSTED,
+	MD_MISMATCH,
+	MD_UNDERFLOW,
+	MD_NR_VERDICTS,
+};
+
+enum md_view { MD_VIEW_NONE, MD_VIEW_KERNEL, MD_VIEW_LEDGER, MD_VIEW_SCAN };
+
+extern const char * const md_verdict_names[MD_NR_VERDICTS];
+extern const char * const md_view_names[];
+
+struct md_check {
+	enum md_verdict verdict;
+	enum md_view suspect;
+	long kernel, ledger, scan;	/* pages, summed over nodes */
+	long delta;			/* suspect - the other two (or kernel - ledger) */
+	long bound;			/* pages of events seen while reading */
+	long scan_busy;			/* scan is a lower bound by this much */
+	bool quiescent;			/* strict comparison was possible */
+	bool node_differs;
+	int nid;			/* first node where the views differ */
+	u64 scan_age_ms;
+};
+
+/* The global check: every memcg, and the kernel's counters among themselves. */
+struct md_global_check {
+	enum md_verdict worst;
+	long counts[MD_NR_VERDICTS];	/* memcgs per verdict */
+	long kernel_global;		/* exact global NR_FILE_DIRTY */
+	long kernel_sum;		/* sum of every memcg's local counter */
+	bool sum_settled;		/* nothing moved while summing */
+	long negative;			/* negative counters, kernel's and ledger's */
+};
+
+/*
+ * The kernel's rstat-flushed hierarchical counter (memory.stat's file_dirty)
+ * is not checked: no kernel exports a flush to make it exact on demand, and
+ * calling the unexported one through a looked-up pointer traps under IBT.
+ */
+#define MD_HIER_UNAVAILABLE	"no_exported_rstat_flush"
+
+void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
+		    struct md_check *c, bool may_scan, bool probes_missed);
+void md_check_global(struct md_global_check *g, bool probes_missed);
+
+#endif /* MEMCG_DIRTY_CHECK_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The anomaly log behind debugfs "events": what went wrong, when, where.
+ * Below everything but compat: probe handlers and checks both log.
+ */
+#ifndef MEMCG_DIRTY_EVENTS_H
+#define MEMCG_DIRTY_EVENTS_H
+
+#include <linux/types.h>
+
+struct seq_file;
+
+enum md_anomaly_kind {
+	MD_A_LEDGER_UNDERFLOW,
+	MD_A_KERNEL_NEGATIVE,
+	MD_A_DIRTIED_UNCHARGED,
+	MD_A_PROBE_MISSED,
+	MD_A_MISMATCH,
+	MD_NR_ANOMALIES,
+};
+
+extern const char * const md_anomaly_names[MD_NR_ANOMALIES];
+void md_events_init(void);
+void md_anomaly(enum md_anomaly_kind kind, u64 cgid, int nid, const char *probe,
+		unsigned long pfn, long kernel, long ledger, long scan,
+		unsigned long missed);
+unsigned long md_anomaly_count(void);
+void md_events_show(struct seq_file *m);
+
+#endif /* MEMCG_DIRTY_EVENTS_H */

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Fault injection's hooks, free when it is off (a patched-out branch), and
+ * its debugfs interface.  Included where the hooks are called (probes.c)
+ * and where the file is served (debugfs.c).
+ */
+#ifndef MEMCG_DIRTY_INJECT_H
+#define MEMCG_DIRTY_INJECT_H
+
+#include <linux/jump_label.h>
+#include <linux/types.h>
+#include "points.h"
+
+struct mem_cgroup;
+struct seq_file;
+
+DECLARE_STATIC_KEY_FALSE(md_inject_key);
+bool md_inject_enabled(void);
+void md_inject_init(void);
+void md_inject_exit(void);
+bool __md_inject_drop(enum md_point p, struct mem_cgroup *memcg);
+void __md_inject_migrated(struct mem_cgroup *memcg, int nid, long pages);
+unsigned long md_inject_missed(enum md_point p);
+int md_inject_command(char *cmd);
+void md_inject_show(struct seq_file *m);
+
+static inline bool md_inject_drop(enum md_point p, struct mem_cgroup *memcg)
+{
+	return static_branch_unlikely(&md_inject_key) && __md_inject_drop(p, memcg);
+}
+
+static inline void md_inject_migrated(struct mem_cgroup *memcg, int nid,
+				      long pages)
+{
+	if (static_branch_unlikely(&md_inject_key))
+		__md_inject_migrated(memcg, nid, pages);
+}
+
+#endif /* MEMCG_DIRTY_INJECT_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The dirty ledger: one entry per memcg, per node, kept from the probes.
+ * It knows nothing of debugfs or of the scan: those ask it for entries.
+ */
+#ifndef MEMCG_DIRTY_LEDGER_H
+#define MEMCG_DIRTY_LEDGER_H
+
+#include <linux/atomic.h>
+#include <linux/gfp.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
+
+struct dentry;
+struct mem_cgroup;
+struct work_struct;
+
+/* Event totals kept per memcg; values are pages. */
+enum md_event {
+	MD_DIRTIED,
+	MD_CLEANED_IO,
+	MD_CANCELLED,
+	MD_REMOVED_DIRTY,
+	MD_MIGRATED,
+	MD_MOVED_IN,
+	MD_MOVED_OUT,
+	MD_NR_EVENTS,
+};
+
+extern const char * const md_event_names[MD_NR_EVENTS];
+
+/* Per-CPU half of a ledger entry: only ever added to, summed on read. */
+struct md_pcpu {
+	long events[MD_NR_EVENTS];
+	long dirty[];		/* pages, indexed by node id, nr_node_ids long */
+};
+
+/*
+ * One ledger entry per memcg the module has seen.  Keyed by the memcg
+ * pointer, which cannot be reused before the kernel frees the memcg, and we
+ * hear of that (mem_cgroup_css_free probe) before it happens.  The 64-bit
+ * cgroup id names it to users: unlike mem_cgroup_id() it is never recycled.
+ */
+struct md_entry {
+	struct hlist_node hash;		/* md_hash bucket, RCU */
+	struct list_head node;		/* md_entries, under md_mutex */
+	struct llist_node fresh;	/* created by a probe, not yet listed */
+	struct llist_node dead_link;	/* on md_dead once the memcg is freed */
+	struct mem_cgroup *memcg;	/* only while !dead */
+	u64 cgid;
+	bool dead;			/* memcg freed: unhashed, dir going */
+	/*
+	 * False while the ledger's starting point is unknown: the memcg
+	 * existed when the module loaded and may have had dirty pages then.
+	 * md_resync() sets base[] from a quiescent scan.
+	 */
+	bool synced;
+	/* the page scan's (scan.c, under md_mutex) */
+	bool scan_valid;		/* no event of ours during the last scan */
+	long scan_busy;			/* pages the scan found locked: not counted */
+	long seq0;			/* event sequence before the last scan */
+	int last_verdict;		/* check.c: enum md_verdict, to log changes once */
+	/* debugfs.c's, under md_mutex */
+	struct dentry *dir;		/* cgroups/... directory, or NULL */
+	bool renamed;			/* dir renamed to NAME@ID once dying */
+	struct md_pcpu __percpu *pcpu;
+	long *base;			/* per node: dirty pages before the events */
+	long *scan;			/* per node: last page scan (md_mutex) */
+	atomic_long_t *injected;	/* per node: fault injection's skew */
+	long arrays[];			/* base, scan, injected */
+};
+
+/* md_entries, and every entry's fields marked md_mutex */
+extern struct mutex md_mutex;
+extern struct list_head md_entries;
+
+int md_ledger_init(void);
+void md_ledger_set_change_work(struct work_struct *work);
+void md_ledger_refill(void);
+void md_ledger_unsync_existing(void);
+void md_ledger_stop(void);
+void md_ledger_exit(void);
+
+/* probe handlers: any context */
+void md_account(struct mem_cgroup *memcg, int nid, long pages,
+		enum md_event ev);
+void md_account_migrate(struct mem_cgroup *memcg, int from, int to,
+			long pages);
+void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
+		     int nid, long pages);
+void md_account_uncharged(long pages);
+void md_memcg_freed(struct mem_cgroup *memcg);
+void md_memcg_changed(void);
+
+struct md_entry *md_entry_lookup(struct mem_cgroup *memcg);
+struct md_entry *md_entry_get(struct mem_cgroup *memcg, gfp_t gfp);
+struct mem_cgroup *md_entry_pin(struct md_entry *e);
+void md_ledger_list_fresh(void);
+struct llist_node *md_ledger_take_dead(void);
+void md_ledger_free_dead(struct llist_node *dead);
+
+long md_entry_dirty(struct md_entry *e, int nid);
+long md_entry_events_dirty(struct md_entry *e, int nid);
+long md_entry_event(struct md_entry *e, enum md_event ev);
+long md_entry_seq(struct md_entry *e);
+long md_uncharged_total(void);
+long md_lost_total(void);
+long md_total_seq(void);
+long md_inflight_bound(void);
+long md_entries_count(void);
+size_t md_entry_bytes(void);
+
+#endif /* MEMCG_DIRTY_LEDGER_H */

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The probe points on the kernel's dirty accounting: attach, detach, show. */
+#ifndef MEMCG_DIRTY_PROBES_H
+#define MEMCG_DIRTY_PROBES_H
+
+struct seq_file;
+
+int md_probes_register(void);
+void md_probes_unregister_events(void);
+void md_probes_unregister(void);
+void md_probes_show(struct seq_file *m);
+unsigned long md_probes_missed(void);
+void md_probes_log_missed(void);
+
+#endif /* MEMCG_DIRTY_PROBES_H */

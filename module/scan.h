@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The page scan, the third view of the count, and the resync of ledger
+ * entries whose starting point is unknown, which needs a scan.
+ */
+#ifndef MEMCG_DIRTY_SCAN_H
+#define MEMCG_DIRTY_SCAN_H
+
+#include <linux/types.h>
+
+/* The last page scan, system-wide figures (md_mutex). */
+struct md_scan_info {
+	u64 count;			/* scans so far */
+	u64 when_ns;			/* ktime_get_ns() at the end */
+	u64 duration_ns;
+	long dirty;			/* dirty accounted pages seen */
+	long busy;			/* dirty folios locked by someone: skipped */
+	long uncharged;			/* dirty pages charged to no memcg */
+	long unattributed;		/* memcg had no entry and the pool was empty */
+};
+
+extern struct md_scan_info md_last_scan;
+
+void md_scan(void);
+u64 md_scan_age_ms(void);
+int md_resync(void);
+void md_resync_kick(void);
+void md_resync_stop(void);
+
+#endif /* MEMCG_DIRTY_SCAN_H */
