@@ -43,14 +43,17 @@ step "O_DIRECT over dirty pages" cleaned_io $N mdfile direct "$W/dio" $N
 md_check "md_ev: ledger equals kernel after all of them" md_agree md_ev
 
 # Reclaim: 32 MiB of memory for 96 MiB of writes, so writeback must clean
-# at least 64 MiB to make room.  (With 16 MiB, 6.12's multi-gen LRU, on by
-# default in Debian's build, OOM-kills the writer in the emulated guest
-# before the flusher catches up.)
+# at least 64 MiB to make room.  The dirty limit is held at 8 MiB meanwhile:
+# 6.12's multi-gen LRU (on in Debian's build) does not wait for writeback
+# in memcg reclaim, and OOM-kills a writer that outruns the emulated disk.
 md_release_writeback
+ratio=$(cat /proc/sys/vm/dirty_ratio)
+echo $((8 << 20)) > /proc/sys/vm/dirty_bytes
 echo 32M > "$CG/md_ev/memory.max"
 step "reclaim writeback under memory.max=32M" cleaned_io 8192 \
 	sh -c "dd if=/dev/zero of=$W/rec bs=1M count=96 2>/dev/null"
 echo max > "$CG/md_ev/memory.max"
+echo "$ratio" > /proc/sys/vm/dirty_ratio
 sync
 
 # The 4.3 fix's antagonist: compaction while writing dirties and migrates.
@@ -58,8 +61,9 @@ md_hold_writeback
 (while [ ! -e "$W/stop" ]; do echo 1 > /proc/sys/vm/compact_memory; done) &
 antagonist=$!
 before=$(md_stat md_ev migrated)
+# at least 8 files; more (up to 24) until compaction has moved some of ours
 i=0
-while [ $i -lt 8 ]; do
+while [ $i -lt 8 ] || { [ "$(md_stat md_ev migrated)" = "$before" ] && [ $i -lt 24 ]; }; do
 	md_in_cg md_ev mdfile write "$W/cmp$i" 2048
 	i=$((i + 1))
 done
