@@ -99,9 +99,12 @@ fuzz-long:
 clean:
 	rm -rf $(B) memcg_dirty.ko
 
+# The module for KVER, the CLI and its man page; PREFIX and DESTDIR honoured.
 install: module cli
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(B)/$(KVER) modules_install
-	depmod -a $(KVER)
+	install -D -m 0644 $(B)/$(KVER)/memcg_dirty.ko $(DESTDIR)/lib/modules/$(KVER)/updates/memcg_dirty.ko
+	install -D -m 0755 $(B)/tools/memcg-dirty $(DESTDIR)$(PREFIX)/sbin/memcg-dirty
+	install -D -m 0644 tools/memcg-dirty.8 $(DESTDIR)$(PREFIX)/share/man/man8/memcg-dirty.8
+	$(if $(DESTDIR),@echo "install: into $(DESTDIR): depmod left to the package",depmod -a $(KVER))
 
 deps:
 	@selftests/vm/deps
@@ -121,25 +124,7 @@ dkms-uninstall:
 # add -> build -> install -> modinfo -> remove for every installed flavour,
 # without loading anything on this machine.
 dkms-check:
-	@$(MAKE) --no-print-directory dkms-uninstall > /dev/null 2>&1; \
-	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)/module && \
-	cp Kbuild dkms.conf Makefile $(DKMS_SRC)/ && cp module/*.c module/*.h $(DKMS_SRC)/module/ && \
-	dkms add -m memcg_dirty -v $(VERSION) > /dev/null || exit 1; \
-	fail=0; for k in $(KVERS); do \
-		dkms build -m memcg_dirty -v $(VERSION) -k $$k > $(B)/dkms-$$k.log 2>&1 && \
-		dkms install -m memcg_dirty -v $(VERSION) -k $$k --force >> $(B)/dkms-$$k.log 2>&1 && \
-		v=$$(modinfo -k $$k -F version memcg_dirty) && \
-		test "$$v" = "$(VERSION)" && \
-		modinfo -k $$k -n memcg_dirty | grep -q "/lib/modules/$$k/updates/dkms/memcg_dirty.ko" && \
-		echo "dkms: $$k: built, installed, modinfo version $$v" || \
-		{ echo "dkms: $$k: FAILED"; tail -n 30 $(B)/dkms-$$k.log; fail=1; }; \
-	done; \
-	dkms remove -m memcg_dirty -v $(VERSION) --all > /dev/null || fail=1; \
-	for k in $(KVERS); do \
-		if modinfo -k $$k memcg_dirty > /dev/null 2>&1; then echo "dkms: $$k: module left after remove"; fail=1; fi; \
-	done; \
-	rm -rf $(DKMS_SRC); \
-	test $$fail = 0 && echo "dkms: round trip ok for: $(KVERS)"
+	@scripts/dkms-check $(KVERS)
 
 $(CHECKPATCH):
 	@test -r /usr/src/linux-source-6.1.tar.xz || { echo "lint needs linux-source-6.1: make deps"; exit 1; }
@@ -149,8 +134,9 @@ $(CHECKPATCH):
 		linux-source-6.1/scripts/const_structs.checkpatch
 	touch $@
 
-# checkpatch --strict on every module source, sparse on every flavour, and
-# the IBT rule (no call through a looked-up pointer) on every build.
+# checkpatch --strict on every module source, sparse on every flavour, the
+# IBT rule (no call through a looked-up pointer) on every build, and the
+# module's files depending in one direction.
 lint: $(CHECKPATCH) modules-all
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES \
 		-f $(filter-out module/compat.%,$(wildcard module/*.c module/*.h)) bench/floor/md_floor.c
@@ -159,6 +145,7 @@ lint: $(CHECKPATCH) modules-all
 		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.c module/compat.h
 	@scripts/sparse-check $(KVERS)
 	@scripts/ibt-check $(foreach k,$(KVERS),$(B)/$(k)/memcg_dirty.ko)
+	@scripts/layers-check
 
 vm-check: modules-all helpers
 	@scripts/vm-check $(VM_KVERS)
