@@ -16,6 +16,36 @@ KSFT_SKIP=4
 md_n=0
 md_failed=0
 
+md_cgs=""		# cgroups made by md_mkcg, removed on exit
+
+# On every exit, passing or not: stop background jobs, put writeback back,
+# remove the test's cgroups (deepest first) and work directory; after a
+# failure also unload the module, so that no test leaves state behind.
+md_cleanup() {
+	md_rc=$?
+	trap - EXIT
+	# through a file: dash lists no jobs inside $(...)
+	jobs -p > "/tmp/md_jobs.$$" 2> /dev/null
+	for p in $(cat "/tmp/md_jobs.$$"); do
+		kill "$p" 2> /dev/null
+	done
+	rm -f "/tmp/md_jobs.$$"
+	wait 2> /dev/null
+	md_release_writeback
+	md_rev=
+	for c in $md_cgs; do
+		md_rev="$c $md_rev"
+	done
+	md_rmcg $md_rev
+	[ -z "${MD_WORK:-}" ] || rm -rf "$MD_WORK"
+	if [ "$md_rc" != 0 ] && [ "$md_rc" != "$KSFT_SKIP" ] && [ -d /sys/module/memcg_dirty ]; then
+		rmmod memcg_dirty 2> /dev/null
+	fi
+	exit "$md_rc"
+}
+trap md_cleanup EXIT
+trap 'exit 143' TERM INT
+
 md_ok() { md_n=$((md_n + 1)); echo "ok $md_n - $*"; }
 md_not_ok() { md_n=$((md_n + 1)); md_failed=$((md_failed + 1)); echo "not ok $md_n - $*"; }
 md_skip() { md_n=$((md_n + 1)); echo "ok $md_n - $1 # SKIP $2"; }
@@ -117,6 +147,7 @@ md_wait_dir() {
 # md_mkcg NAME...: cgroups under the root, memory enabled for nested ones.
 md_mkcg() {
 	for c in "$@"; do
+		[ -d "$CG/$c" ] || md_cgs="$md_cgs $c"
 		mkdir -p "$CG/$c" || return 1
 		p=$(dirname "$c")
 		[ "$MD_CGV" = 1 ] || [ "$p" = . ] || grep -qw memory "$CG/$p/cgroup.subtree_control" ||
@@ -171,7 +202,6 @@ md_hold_writeback() {
 	echo 360000 > /proc/sys/vm/dirty_expire_centisecs
 	echo 1073741824 > /proc/sys/vm/dirty_bytes
 	echo 805306368 > /proc/sys/vm/dirty_background_bytes
-	trap md_release_writeback EXIT
 }
 
 md_release_writeback() {
@@ -203,6 +233,31 @@ md_agree() {
 # md_delta DIR: |ledger - kernel| for the local value.
 md_delta() {
 	awk '{ v[$1] = $2 } END { d = v["dirty"] - v["kernel_dirty"]; print d < 0 ? -d : d }' "$MD/cgroups/$1/stat"
+}
+
+# md_writer STOP FILE PAGES [NFILES [RMEVERY]]: in the background until the
+# file STOP exists, write PAGES pages to FILE0 .. FILE<NFILES-1> in turn
+# (NFILES 0: a new file every round, removed once written); every RMEVERY-th
+# round also removes the file it wrote.  $! is the writer.
+md_writer() {
+	(md_i=0
+	while [ ! -e "$1" ]; do
+		if [ "${4:-1}" = 0 ]; then md_f=$2$md_i; else md_f=$2$((md_i % ${4:-1})); fi
+		mdfile write "$md_f" "$3"
+		if [ "${4:-1}" = 0 ] || { [ -n "${5:-}" ] && [ $((md_i % $5)) = 0 ]; }; then
+			rm -f "$md_f"
+		fi
+		md_i=$((md_i + 1))
+	done) &
+}
+
+# md_compactor STOP [SECONDS]: the 4.3 fix's antagonist in the background,
+# compacting memory (pausing SECONDS between rounds) until STOP exists.
+md_compactor() {
+	(while [ ! -e "$1" ]; do
+		echo 1 > /proc/sys/vm/compact_memory
+		[ -z "${2:-}" ] || sleep "$2"
+	done) &
 }
 
 md_running() {

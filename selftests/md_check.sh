@@ -77,7 +77,7 @@ md_eq "clean: no negative counter" 0 "$(echo "$g" | awk '$1 == "negative" { prin
 md_eq "clean: every summary line ok" 0 "$(awk 'NR > 1 && $6 != "ok"' "$MD/summary" | wc -l)"
 
 # a busy cgroup read in a loop never gives a false mismatch
-(i=0; while [ ! -e "$W/stop" ]; do mdfile write "$W/busy$((i % 3))" 256; i=$((i + 1)); done) &
+md_writer "$W/stop" "$W/busy" 256 3
 echo $! > "$CG/md_ck/a/cgroup.procs"
 bad=0 n=0
 while [ $n -lt 40 ]; do
@@ -91,7 +91,7 @@ md_eq "40 checks during writes: no mismatch or underflow" 0 $bad
 
 # loaded while a cgroup is busy: unsynced until it is still, then ok
 md_mkcg md_ck/u
-(i=0; while [ ! -e "$W/stopu" ]; do mdfile write "$W/u$i" 64; rm -f "$W/u$i"; i=$((i + 1)); done) &
+md_writer "$W/stopu" "$W/u" 64 0
 upid=$!
 echo $upid > "$CG/md_ck/u/cgroup.procs"
 sleep 0.5

@@ -58,7 +58,7 @@ sync
 
 # The 4.3 fix's antagonist: compaction while writing dirties and migrates.
 md_hold_writeback
-(while [ ! -e "$W/stop" ]; do echo 1 > /proc/sys/vm/compact_memory; done) &
+md_compactor "$W/stop"
 antagonist=$!
 before=$(md_stat md_ev migrated)
 # at least 8 files; more (up to 24) until compaction has moved some of ours

@@ -18,7 +18,7 @@ phase() {
 	rm -f "$W/foo"
 	sync
 	if [ "$2" = 1 ]; then
-		(while [ ! -e "$W/stop" ]; do echo 1 > /proc/sys/vm/compact_memory; done) &
+		md_compactor "$W/stop"
 	fi
 	t0=$(awk '{ print $1 }' /proc/uptime)
 	md_in_cg md_fix43 dd if=/dev/zero of="$W/foo" bs=1M count="$MB" 2>/dev/null

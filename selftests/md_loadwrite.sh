@@ -14,7 +14,7 @@ md_unload
 md_mkcg md_lw md_lw/a md_lw/b md_lw/c
 pids=
 for c in a b c; do
-	(i=0; while [ ! -e "$W/stop" ]; do mdfile write "$W/$c$((i % 4))" 256; [ $((i % 3)) = 0 ] && rm -f "$W/$c$((i % 4))"; i=$((i + 1)); done) &
+	md_writer "$W/stop" "$W/$c" 256 4 3
 	echo $! > "$CG/md_lw/$c/cgroup.procs"
 	pids="$pids $!"
 done

@@ -8,13 +8,7 @@ md_require_disk
 md_require_ko
 cycles=${MD_RELOAD_CYCLES:-10}
 
-(
-	i=0
-	while [ ! -e "$MD_WORK/stop" ]; do
-		dd if=/dev/zero of="$MD_WORK/w$((i % 4))" bs=64k count=64 2>/dev/null
-		i=$((i + 1))
-	done
-) &
+md_writer "$MD_WORK/stop" "$MD_WORK/w" 1024 4
 writer=$!
 md_unload
 ok=0

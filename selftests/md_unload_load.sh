@@ -15,10 +15,10 @@ W=$MD_WORK
 md_unload
 md_mkcg md_ul md_ul/a md_ul/b
 for c in a b; do
-	(i=0; while [ ! -e "$W/stop" ]; do mdfile write "$W/$c$((i % 4))" 128; i=$((i + 1)); done) &
+	md_writer "$W/stop" "$W/$c" 128 4
 	echo $! > "$CG/md_ul/$c/cgroup.procs"
 done
-(while [ ! -e "$W/stop" ]; do echo 1 > /proc/sys/vm/compact_memory; sleep 0.2; done) &
+md_compactor "$W/stop" 0.2
 
 ok=0 garbage=0 leaks=0 c=0 busy=0
 while [ $c -lt "$CYCLES" ]; do
