@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # kselftest-style runner: runs each test with the timeout from ./settings,
-# nests its TAP output, and ends with "selftests: N passed, N failed, N skipped".
+# nests its TAP output, and ends with kselftest's "# Totals:" line and
+# "selftests: N passed, N failed, N skipped".
 # usage: run_all.sh [TEST.sh...]   (default: TEST_PROGS of ./Makefile, in order)
 #        run_all.sh --list VAR      print a test list of ./Makefile
 
@@ -36,5 +37,6 @@ for t in $tests; do
 	*) fail=$((fail + 1)); echo "not ok $n selftests: memcg_dirty: $t # exit=$rc" ;;
 	esac
 done
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
 echo "selftests: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
