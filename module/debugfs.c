@@ -32,6 +32,22 @@
 #define MD_MODE_RW	0600
 #define MD_CMD_MAX	64
 
+/* DEFINE_SHOW_ATTRIBUTE() with a write method: NAME_show and NAME_write. */
+#define MD_DEFINE_SHOW_WRITE(__name)					\
+static int __name ## _open(struct inode *inode, struct file *file)	\
+{									\
+	return single_open(file, __name ## _show, inode->i_private);	\
+}									\
+									\
+static const struct file_operations __name ## _fops = {			\
+	.owner		= THIS_MODULE,					\
+	.open		= __name ## _open,				\
+	.read		= seq_read,					\
+	.write		= __name ## _write,				\
+	.llseek		= seq_lseek,					\
+	.release	= single_release,				\
+}
+
 static struct dentry *md_root_dir;
 static struct dentry *md_cgroups_dir;
 
@@ -262,28 +278,16 @@ static int md_control_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int md_control_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, md_control_show, NULL);
-}
+MD_DEFINE_SHOW_WRITE(md_control);
 
-static const struct file_operations md_control_fops = {
-	.owner		= THIS_MODULE,
-	.open		= md_control_open,
-	.read		= seq_read,
-	.write		= md_control_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
-
-static int md_inject_read_show(struct seq_file *m, void *v)
+static int md_inject_file_show(struct seq_file *m, void *v)
 {
 	md_inject_show(m);
 	return 0;
 }
 
-static ssize_t md_inject_write(struct file *file, const char __user *ubuf,
-			       size_t len, loff_t *ppos)
+static ssize_t md_inject_file_write(struct file *file, const char __user *ubuf,
+				    size_t len, loff_t *ppos)
 {
 	char buf[MD_CMD_MAX];
 	int ret;
@@ -296,19 +300,7 @@ static ssize_t md_inject_write(struct file *file, const char __user *ubuf,
 	return ret ?: len;
 }
 
-static int md_inject_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, md_inject_read_show, NULL);
-}
-
-static const struct file_operations md_inject_fops = {
-	.owner		= THIS_MODULE,
-	.open		= md_inject_open,
-	.read		= seq_read,
-	.write		= md_inject_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
+MD_DEFINE_SHOW_WRITE(md_inject_file);
 
 static int md_probes_file_show(struct seq_file *m, void *v)
 {
@@ -473,7 +465,7 @@ int md_debugfs_init(void)
 	debugfs_create_file("check", MD_MODE_RO, md_root_dir, NULL, &md_global_check_fops);
 	debugfs_create_file("events", MD_MODE_RO, md_root_dir, NULL, &md_events_file_fops);
 	if (md_inject_enabled())
-		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_fops);
+		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_file_fops);
 	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);
 	md_ledger_set_change_work(&md_change_work);
 	return 0;
