@@ -22,7 +22,8 @@ VM_KVERS := $(foreach k,$(KVERS),$(if $(wildcard /boot/vmlinuz-$(k)),$(k)))
 B := build
 MOD_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h)
 HELPERS := $(patsubst selftests/helpers/%.c,$(B)/helpers/%,$(wildcard selftests/helpers/*.c))
-TOOL_SRC := tools/mdcli.c tools/mdparse.c tools/mdcli.h tools/mdparse.h
+TOOL_SRC := tools/mdcli.c tools/mdmodel.c tools/mdemit.c tools/mdprom.c tools/mdparse.c \
+	tools/mdcli.h tools/mdmodel.h tools/mdemit.h tools/mdprom.h tools/mdparse.h
 TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 30
@@ -62,10 +63,12 @@ $(B)/helpers/%: selftests/helpers/%.c
 cli: $(B)/tools/memcg-dirty
 $(B)/tools/memcg-dirty: tools/memcg-dirty.c $(TOOL_SRC)
 	@mkdir -p $(B)/tools
-	$(CC) $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c tools/mdcli.c tools/mdparse.c
+	$(CC) $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c tools/mdcli.c tools/mdmodel.c tools/mdemit.c \
+		tools/mdprom.c tools/mdparse.c
 $(B)/helpers/memcg-dirty: tools/memcg-dirty.c $(TOOL_SRC)
 	@mkdir -p $(B)/helpers
-	$(CC) -static $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c tools/mdcli.c tools/mdparse.c
+	$(CC) -static $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c tools/mdcli.c tools/mdmodel.c \
+		tools/mdemit.c tools/mdprom.c tools/mdparse.c
 $(B)/helpers/mdpromcheck: tools/mdpromcheck.c tools/mdparse.c tools/mdparse.h
 	@mkdir -p $(B)/helpers
 	$(CC) -static $(TOOL_CFLAGS) -o $@ tools/mdpromcheck.c tools/mdparse.c
@@ -74,16 +77,17 @@ $(B)/helpers/mdpromcheck: tools/mdpromcheck.c tools/mdparse.c tools/mdparse.h
 unit: $(TOOL_SRC) tools/test_memcg_dirty.c
 	@mkdir -p $(B)/tools
 	$(CC) -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o $(B)/tools/test_memcg_dirty tools/test_memcg_dirty.c tools/mdcli.c tools/mdparse.c
+		-o $(B)/tools/test_memcg_dirty tools/test_memcg_dirty.c tools/mdcli.c tools/mdmodel.c \
+		tools/mdemit.c tools/mdprom.c tools/mdparse.c
 	$(B)/tools/test_memcg_dirty
 	@# the benchmark report's arithmetic and verdicts, on a fixture
 	sh bench/tests/test_report.sh
 
 # libFuzzer on the parsers: FUZZ_SECONDS in make check, longer by hand.
-fuzz: tools/fuzz_mdparse.c tools/mdparse.c tools/mdparse.h
+fuzz: tools/fuzz_mdparse.c tools/mdparse.c tools/mdparse.h tools/mdmodel.c tools/mdmodel.h
 	@mkdir -p $(B)/fuzz/corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -o $(B)/fuzz/fuzz_mdparse \
-		tools/fuzz_mdparse.c tools/mdparse.c
+		tools/fuzz_mdparse.c tools/mdparse.c tools/mdmodel.c
 	printf 'id path state dirty kernel_dirty verdict\n1 / online 5 5 ok\n' > $(B)/fuzz/corpus/summary
 	printf 'dropped 0\ntime id path node kind probe pfn kernel ledger scan missed\n' > $(B)/fuzz/corpus/events
 	printf 'point symbol type status hits missed\nd s kprobe attached 1 0\n' > $(B)/fuzz/corpus/probes

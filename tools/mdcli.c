@@ -3,30 +3,40 @@
  * memcg-dirty: is dirty accounting right on this machine, and where is the
  * dirty memory?  Reads /sys/kernel/debug/memcg_dirty (or the directory in
  * $MEMCG_DIRTY_DEBUGFS, for tests).  See memcg-dirty.8.
+ *
+ * The commands: each loads rows from the model (mdmodel.h) and describes
+ * them to the emitter (mdemit.h), which writes the table, JSON or
+ * Prometheus text.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "mdcli.h"
-#include "mdparse.h"
+#include "mdemit.h"
+#include "mdmodel.h"
+#include "mdprom.h"
 
 #define MD_ROOT_DEFAULT "/sys/kernel/debug/memcg_dirty"
 #define EXIT_OK 0
 #define EXIT_BAD 1
 #define EXIT_ERR 2
 #define EXIT_UNSURE 3
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof(*(a)))
+/* Table columns: with a heading, without, or with the key printed before the value. */
+#define COL(key, width, head)	{ key, width, head, 0 }
+#define BARE(key, width)	{ key, width, NULL, 0 }
+#define LABELLED(key, width)	{ key, width, NULL, 1 }
 
 struct ctx {
-	const char *root;
-	FILE *out, *err;
+	struct md_src src;
+	struct md_emit e;
+	FILE *out;
 	int json, tree, strict, follow, count;
 	long max_cgroups;
 	double interval;
@@ -34,309 +44,82 @@ struct ctx {
 	long page_size;
 };
 
-static int error(struct ctx *c, const char *fmt, ...)
+static int __attribute__((format(printf, 2, 3))) error(struct ctx *c, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(c->err, "memcg-dirty: ");
 	va_start(ap, fmt);
-	vfprintf(c->err, fmt, ap);
+	md_verr(&c->src, fmt, ap);
 	va_end(ap);
-	fputc('\n', c->err);
 	return EXIT_ERR;
 }
 
-/* Read a whole file; NULL with a message that says what to do. */
-static char *slurp(struct ctx *c, const char *rel)
+/* The table's first column: the path, or with --tree the name indented by depth. */
+static void row_name(struct ctx *c, const struct md_row *r, char *name, size_t len)
 {
-	char path[4096], *buf = NULL;
-	size_t len = 0, cap = 0;
-	ssize_t n;
-	int fd;
+	int depth = 0;
+	const char *p;
 
-	snprintf(path, sizeof(path), "%s/%s", c->root, rel);
-	fd = open(path, O_RDONLY);
-	if (fd < 0) {
-		error(c, "cannot read %s: %s", path, strerror(errno));
-		return NULL;
+	if (!c->tree) {
+		snprintf(name, len, "%s%s", r->path, r->dying ? " (dying)" : "");
+		return;
 	}
-	for (;;) {
-		if (len + 4096 > cap) {
-			char *nb = realloc(buf, cap = cap ? cap * 2 : 65536);
-
-			if (!nb) {
-				free(buf);
-				close(fd);
-				error(c, "out of memory reading %s", path);
-				return NULL;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			error(c, "cannot read %s: %s", path, strerror(errno));
-			free(buf);
-			close(fd);
-			return NULL;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (strlen(buf) != len) {
-		error(c, "%s is not text", path);
-		free(buf);
-		return NULL;
-	}
-	return buf;
+	for (p = r->path; *p; p++)
+		depth += *p == '/';
+	p = strrchr(r->path, '/');
+	snprintf(name, len, "%*s%s%s", strcmp(r->path, "/") ? 2 * (depth - 1) : 0, "",
+		 strcmp(r->path, "/") ? p + 1 : "/", r->dying ? " (dying)" : "");
 }
 
-/* Is the module there?  One clear line when it is not. */
-static int preflight(struct ctx *c)
+static void table_row(struct ctx *c, const struct md_summary *s, size_t i)
 {
-	struct stat st;
+	const struct md_row *r = &s->rows[i];
+	long long l = r->dirty, k = r->kernel;
+	char name[4200];
 
-	if (getenv("MEMCG_DIRTY_DEBUGFS")) {
-		if (stat(c->root, &st))
-			return error(c, "%s: %s", c->root, strerror(errno));
-		return 0;
-	}
-	if (geteuid() != 0)
-		return error(c, "needs root to read /sys/kernel/debug (run it with sudo)");
-	if (stat("/sys/kernel/debug/tracing", &st) && access("/sys/kernel/debug", R_OK) == 0 &&
-	    stat(c->root, &st)) {
-		FILE *m = fopen("/proc/mounts", "r");
-		char line[512];
-		int mounted = 0;
-
-		while (m && fgets(line, sizeof(line), m))
-			mounted |= !!strstr(line, " /sys/kernel/debug debugfs ");
-		if (m)
-			fclose(m);
-		if (!mounted)
-			return error(c, "debugfs is not mounted: run 'mount -t debugfs none /sys/kernel/debug'");
-	}
-	if (stat(c->root, &st))
-		return error(c, "memcg_dirty is not loaded: run 'modprobe memcg_dirty'");
-	return 0;
-}
-
-static int load_summary(struct ctx *c, struct md_summary *s)
-{
-	char err[MD_ERRLEN], *text = slurp(c, "summary");
-	int ret;
-
-	if (!text)
-		return -1;
-	ret = md_parse_summary(text, s, err);
-	free(text);
-	if (ret)
-		error(c, "%s/%s", c->root, err);
-	return ret;
-}
-
-static void human(long long bytes, char *buf, size_t len)
-{
-	static const char * const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	double v = bytes < 0 ? -(double)bytes : (double)bytes;
-	int u = 0;
-
-	while (v >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%s%.*f %s", bytes < 0 ? "-" : "", u ? 1 : 0, v, unit[u]);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-/* ,"key":"value" */
-static void json_kv(FILE *f, const char *key, const char *val)
-{
-	fprintf(f, ",\"%s\":", key);
-	json_str(f, val);
-}
-
-/* Cgroup argument -> path in the memory hierarchy ("/", "/a/b"). */
-static void normalize(const char *arg, char *out, size_t len)
-{
-	static const char * const prefixes[] = { "/sys/fs/cgroup/memory", "/sys/fs/cgroup" };
-	size_t i, n;
-
-	for (i = 0; i < 2; i++) {
-		n = strlen(prefixes[i]);
-		if (!strncmp(arg, prefixes[i], n) && (arg[n] == '/' || !arg[n])) {
-			arg += n;
-			break;
-		}
-	}
-	snprintf(out, len, "%s%s", *arg == '/' ? "" : "/", arg);
-	n = strlen(out);
-	while (n > 1 && out[n - 1] == '/')
-		out[--n] = '\0';
-}
-
-/* The debugfs directory of a cgroup path: names escaped as the module does. */
-static void dir_of(const char *path, char *out, size_t len)
-{
-	char tmp[4096], *save = NULL, *tok;
-	size_t o = 0;
-
-	o += snprintf(out, len, "cgroups");
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (tok = strtok_r(tmp, "/", &save); tok && o < len; tok = strtok_r(NULL, "/", &save)) {
-		int esc = !strcmp(tok, "stat") || !strcmp(tok, "check") || tok[0] == '%';
-
-		o += snprintf(out + o, len - o, "/%s%s", esc ? "%" : "", tok);
-	}
-}
-
-static int selected(struct md_row *r, char **args, int nargs)
-{
-	char p[4096];
-	int i;
-	size_t n;
-
-	if (!nargs)
-		return 1;
-	for (i = 0; i < nargs; i++) {
-		normalize(args[i], p, sizeof(p));
-		n = strlen(p);
-		if (!strcmp(r->path, p) || (!strcmp(p, "/") ? 1 :
-		    !strncmp(r->path, p, n) && r->path[n] == '/'))
-			return 1;
-	}
-	return 0;
-}
-
-static int known(struct md_summary *s, const char *arg)
-{
-	char p[4096];
-	size_t i;
-
-	normalize(arg, p, sizeof(p));
-	for (i = 0; i < s->n; i++)
-		if (!s->rows[i].dying && !strcmp(s->rows[i].path, p))
-			return 1;
-	return 0;
-}
-
-static int check_args(struct ctx *c, struct md_summary *s, char **args, int nargs)
-{
-	int i;
-
-	for (i = 0; i < nargs; i++)
-		if (!known(s, args[i]))
-			return error(c, "unknown cgroup '%s' (not in the memory hierarchy)", args[i]);
-	return 0;
-}
-
-static int cmp_dirty(const void *a, const void *b)
-{
-	const struct md_row *x = a, *y = b;
-
-	if (x->dirty != y->dirty)
-		return x->dirty < y->dirty ? 1 : -1;
-	return strcmp(x->path, y->path);
-}
-
-static int cmp_path(const void *a, const void *b)
-{
-	return strcmp(((const struct md_row *)a)->path, ((const struct md_row *)b)->path);
-}
-
-/* Ledger and kernel summed over the subtree of rows[i] (rows sorted by path). */
-static void hier(struct md_summary *s, size_t i, long long *l, long long *k)
-{
-	size_t n = strlen(s->rows[i].path), j;
-	int root = !strcmp(s->rows[i].path, "/");
-
-	*l = *k = 0;
-	for (j = 0; j < s->n; j++) {
-		const char *p = s->rows[j].path;
-
-		if (j == i || root || (!strncmp(p, s->rows[i].path, n) && p[n] == '/')) {
-			*l += s->rows[j].dirty;
-			*k += s->rows[j].kernel;
-		}
-	}
+	if (c->tree)
+		md_hier(s, i, &l, &k);
+	l *= c->page_size;
+	k *= c->page_size;
+	row_name(c, r, name, sizeof(name));
+	md_begin_object(&c->e, NULL);
+	md_field_uint(&c->e, "id", r->id);
+	md_field_str(&c->e, "path", r->path);
+	md_field_str(&c->e, "state", r->dying ? "dying" : "online");
+	md_field_int(&c->e, c->tree ? "dirty_hier_bytes" : "dirty_bytes", l);
+	md_field_int(&c->e, c->tree ? "kernel_dirty_hier_bytes" : "kernel_dirty_bytes", k);
+	md_field_str(&c->e, "verdict", r->verdict);
+	md_cell(&c->e, "name", "%s", name);
+	md_cell_bytes(&c->e, "dirty", l);
+	md_cell_bytes(&c->e, "kernel", k);
+	md_cell_bytes(&c->e, "diff", k - l);
+	md_end(&c->e);
 }
 
 static int cmd_table(struct ctx *c, char **args, int nargs)
 {
+	struct md_col cols[] = {
+		COL("name", -40, c->tree ? "CGROUP (subtree)" : "CGROUP"),
+		COL("dirty", 12, "DIRTY"), COL("kernel", 12, "KERNEL"), COL("diff", 12, "DIFF"),
+		COL("verdict", 0, "VERDICT"),
+	};
 	struct md_summary s;
-	char a[32], b[32], d[32];
 	size_t i;
-	int first = 1;
 
-	if (load_summary(c, &s))
+	if (md_load_rows(&c->src, &s, args, nargs))
 		return EXIT_ERR;
-	if (check_args(c, &s, args, nargs)) {
-		md_free_summary(&s);
-		return EXIT_ERR;
-	}
-	qsort(s.rows, s.n, sizeof(*s.rows), c->tree ? cmp_path : cmp_dirty);
-	if (c->json)
-		fprintf(c->out, "{\"page_size\":%ld,\"cgroups\":[", c->page_size);
-	else
-		fprintf(c->out, "%-40s %12s %12s %12s %s\n", c->tree ? "CGROUP (subtree)" : "CGROUP",
-			"DIRTY", "KERNEL", "DIFF", "VERDICT");
-	for (i = 0; i < s.n; i++) {
-		struct md_row *r = &s.rows[i];
-		long long l = r->dirty, k = r->kernel;
-
-		if (!selected(r, args, nargs))
-			continue;
-		if (c->tree)
-			hier(&s, i, &l, &k);
-		l *= c->page_size;
-		k *= c->page_size;
-		if (c->json) {
-			fprintf(c->out, "%s{\"id\":%llu,\"path\":", first ? "" : ",", r->id);
-			json_str(c->out, r->path);
-			fprintf(c->out, ",\"state\":\"%s\",\"%s\":%lld,\"%s\":%lld,\"verdict\":\"%s\"}",
-				r->dying ? "dying" : "online",
-				c->tree ? "dirty_hier_bytes" : "dirty_bytes", l,
-				c->tree ? "kernel_dirty_hier_bytes" : "kernel_dirty_bytes", k, r->verdict);
-		} else {
-			char name[4200];
-			int depth = 0;
-			const char *p;
-
-			if (c->tree) {
-				for (p = r->path; *p; p++)
-					depth += *p == '/';
-				p = strrchr(r->path, '/');
-				snprintf(name, sizeof(name), "%*s%s%s", strcmp(r->path, "/") ? 2 * (depth - 1) : 0, "",
-					 strcmp(r->path, "/") ? p + 1 : "/", r->dying ? " (dying)" : "");
-			} else {
-				snprintf(name, sizeof(name), "%s%s", r->path, r->dying ? " (dying)" : "");
-			}
-			human(l, a, sizeof(a));
-			human(k, b, sizeof(b));
-			human(k - l, d, sizeof(d));
-			fprintf(c->out, "%-40s %12s %12s %12s %s\n", name, a, b, d, r->verdict);
-		}
-		first = 0;
-	}
-	if (c->json)
-		fprintf(c->out, "]}\n");
+	md_sort(&s, c->tree);
+	md_table(&c->e, cols, ARRAY_SIZE(cols));
+	md_table_head(&c->e);
+	md_begin_object(&c->e, NULL);
+	md_field_int(&c->e, "page_size", c->page_size);
+	md_begin_array(&c->e, "cgroups");
+	for (i = 0; i < s.n; i++)
+		if (md_selected(&s.rows[i], args, nargs))
+			table_row(c, &s, i);
+	md_end(&c->e);
+	md_end(&c->e);
+	md_table(&c->e, NULL, 0);	/* cols is about to go */
 	md_free_summary(&s);
 	return EXIT_OK;
 }
@@ -354,507 +137,263 @@ static int verdict_exit(const char *v, int quiescent, int strict)
 
 static int worse(int a, int b)
 {
-	static const int rank[] = { [EXIT_OK] = 0, [EXIT_UNSURE] = 1, [EXIT_BAD] = 2, [EXIT_ERR] = 3 };
+	static const int rank[] = {
+		[EXIT_OK] = 0, [EXIT_UNSURE] = 1, [EXIT_BAD] = 2, [EXIT_ERR] = 3,
+	};
 
 	return rank[b] > rank[a] ? b : a;
 }
 
+/* One check file: JSON shows every key the module wrote, the table a summary. */
+static int check_one(struct ctx *c, const char *arg)
+{
+	struct md_check k;
+	long long num;
+	size_t j;
+	int rc;
+
+	if (md_load_check(&c->src, arg, &k))
+		return EXIT_ERR;
+	rc = verdict_exit(k.verdict, k.quiescent, c->strict);
+	md_begin_object(&c->e, NULL);
+	md_field_str(&c->e, "cgroup", k.cgroup);
+	for (j = 0; md_json(&c->e) && j < k.kv.n; j++) {
+		if (!md_parse_ll(k.kv.kv[j].val, &num))
+			md_field_int(&c->e, k.kv.kv[j].key, num);
+		else
+			md_field_str(&c->e, k.kv.kv[j].key, k.kv.kv[j].val);
+	}
+	md_cell(&c->e, "verdict", "%s", k.verdict);
+	if (arg)
+		md_cell(&c->e, "detail", "(kernel %s ledger %s scan %s suspect %s delta %s)",
+			md_kv_get(&k.kv, "kernel") ?: "?", md_kv_get(&k.kv, "ledger") ?: "?",
+			md_kv_get(&k.kv, "scan") ?: "?", md_kv_get(&k.kv, "suspect") ?: "?",
+			md_kv_get(&k.kv, "delta") ?: "?");
+	md_end(&c->e);
+	md_free_kvs(&k.kv);
+	return rc;
+}
+
 static int cmd_check(struct ctx *c, char **args, int nargs)
 {
+	static const struct md_col cols[] = {
+		BARE("cgroup", 0), BARE("verdict", 0), BARE("detail", 0),
+	};
 	struct md_summary s;
-	int rc = EXIT_OK, first = 1, i;
-	char err[MD_ERRLEN];
+	int rc = EXIT_OK, i;
+	size_t j;
 
-	if (load_summary(c, &s))
+	if (md_load_rows(&c->src, &s, args, nargs))
 		return EXIT_ERR;
-	if (check_args(c, &s, args, nargs)) {
-		md_free_summary(&s);
-		return EXIT_ERR;
-	}
-	if (c->json)
-		fprintf(c->out, "{\"checks\":[");
-	for (i = 0; i < (nargs ? nargs : 1); i++) {
-		char p[4096], rel[4200], *text;
-		struct md_kvs k;
-		long long q = 1;
-		const char *v;
-
-		if (nargs) {
-			normalize(args[i], p, sizeof(p));
-			dir_of(p, rel, sizeof(rel) - 6);
-			strcat(rel, "/check");
-		} else {
-			snprintf(p, sizeof(p), "(global)");
-			snprintf(rel, sizeof(rel), "check");
-		}
-		text = slurp(c, rel);
-		if (!text) {
-			rc = EXIT_ERR;
+	md_table(&c->e, cols, ARRAY_SIZE(cols));
+	md_begin_object(&c->e, NULL);
+	md_begin_array(&c->e, "checks");
+	for (i = 0; i < (nargs ? nargs : 1); i++)
+		rc = worse(rc, check_one(c, nargs ? args[i] : NULL));
+	/* after the global check, every cgroup that is not ok */
+	for (j = 0; !nargs && j < s.n; j++) {
+		if (!strcmp(s.rows[j].verdict, "ok"))
 			continue;
-		}
-		if (md_parse_kvs(text, &k, err) || !(v = md_kv_get(&k, "verdict")) ||
-		    !md_verdict_valid(v)) {
-			free(text);
-			md_free_kvs(&k);
-			rc = worse(rc, error(c, "%s/%s: malformed", c->root, rel));
-			continue;
-		}
-		if (md_kv_get(&k, "quiescent"))
-			md_kv_num(&k, "quiescent", &q, err);
-		rc = worse(rc, verdict_exit(v, q, c->strict));
-		if (c->json) {
-			size_t j;
-
-			fprintf(c->out, "%s{\"cgroup\":", first ? "" : ",");
-			json_str(c->out, p);
-			for (j = 0; j < k.n; j++) {
-				long long num;
-
-				fprintf(c->out, ",");
-				json_str(c->out, k.kv[j].key);
-				if (!md_parse_ll(k.kv[j].val, &num))
-					fprintf(c->out, ":%lld", num);
-				else {
-					fprintf(c->out, ":");
-					json_str(c->out, k.kv[j].val);
-				}
-			}
-			fprintf(c->out, "}");
-		} else {
-			fprintf(c->out, "%s %s", p, v);
-			if (nargs)
-				fprintf(c->out, " (kernel %s ledger %s scan %s suspect %s delta %s)",
-					md_kv_get(&k, "kernel") ?: "?", md_kv_get(&k, "ledger") ?: "?",
-					md_kv_get(&k, "scan") ?: "?", md_kv_get(&k, "suspect") ?: "?",
-					md_kv_get(&k, "delta") ?: "?");
-			fputc('\n', c->out);
-		}
-		first = 0;
-		free(text);
-		md_free_kvs(&k);
+		rc = worse(rc, verdict_exit(s.rows[j].verdict, 1, 0));
+		md_begin_object(&c->e, NULL);
+		md_field_str(&c->e, "cgroup", s.rows[j].path);
+		md_field_str(&c->e, "verdict", s.rows[j].verdict);
+		md_end(&c->e);
 	}
-	if (!nargs) {		/* the global check, and every cgroup that is not ok */
-		size_t j;
-
-		for (j = 0; j < s.n; j++) {
-			if (!strcmp(s.rows[j].verdict, "ok"))
-				continue;
-			rc = worse(rc, verdict_exit(s.rows[j].verdict, 1, 0));
-			if (c->json) {
-				fprintf(c->out, ",{\"cgroup\":");
-				json_str(c->out, s.rows[j].path);
-				fprintf(c->out, ",\"verdict\":\"%s\"}", s.rows[j].verdict);
-			} else {
-				fprintf(c->out, "%s %s\n", s.rows[j].path, s.rows[j].verdict);
-			}
-		}
-	}
-	if (c->json)
-		fprintf(c->out, "],\"exit\":%d}\n", rc);
+	md_end(&c->e);
+	md_field_int(&c->e, "exit", rc);
+	md_end(&c->e);
 	md_free_summary(&s);
 	return rc;
 }
 
 static int cmd_probes(struct ctx *c)
 {
-	char err[MD_ERRLEN], *text = slurp(c, "probes");
+	static const struct md_col cols[] = {
+		COL("point", -14, "POINT"), COL("symbol", -28, "SYMBOL"), COL("type", -11, "TYPE"),
+		COL("status", -12, "STATUS"), COL("hits", 12, "HITS"), COL("missed", 8, "MISSED"),
+	};
+	char err[MD_ERRLEN];
 	struct md_probes p;
 	size_t i;
+	int ret = md_read_probes(&c->src, &p, err);
 
-	if (!text)
-		return EXIT_ERR;
-	if (md_parse_probes(text, &p, err)) {
-		free(text);
-		return error(c, "%s/%s", c->root, err);
-	}
-	if (c->json)
-		fprintf(c->out, "{\"probes\":[");
-	else
-		fprintf(c->out, "%-14s %-28s %-11s %-12s %12s %8s\n", "POINT", "SYMBOL", "TYPE",
-			"STATUS", "HITS", "MISSED");
+	if (ret)
+		return ret == MD_MALFORMED ? error(c, "%s/%s", c->src.root, err) : EXIT_ERR;
+	md_table(&c->e, cols, ARRAY_SIZE(cols));
+	md_table_head(&c->e);
+	md_begin_object(&c->e, NULL);
+	md_begin_array(&c->e, "probes");
 	for (i = 0; i < p.n; i++) {
-		struct md_probe_row *r = &p.rows[i];
-
-		if (c->json) {
-			fprintf(c->out, "%s{\"point\":", i ? "," : "");
-			json_str(c->out, r->point);
-			json_kv(c->out, "symbol", r->symbol);
-			json_kv(c->out, "type", r->type);
-			json_kv(c->out, "status", r->status);
-			fprintf(c->out, ",\"hits\":%llu,\"missed\":%llu}", r->hits, r->missed);
-		} else {
-			fprintf(c->out, "%-14s %-28s %-11s %-12s %12llu %8llu\n", r->point, r->symbol,
-				r->type, r->status, r->hits, r->missed);
-		}
+		md_begin_object(&c->e, NULL);
+		md_field_str(&c->e, "point", p.rows[i].point);
+		md_field_str(&c->e, "symbol", p.rows[i].symbol);
+		md_field_str(&c->e, "type", p.rows[i].type);
+		md_field_str(&c->e, "status", p.rows[i].status);
+		md_field_uint(&c->e, "hits", p.rows[i].hits);
+		md_field_uint(&c->e, "missed", p.rows[i].missed);
+		md_end(&c->e);
 	}
-	if (c->json)
-		fprintf(c->out, "]}\n");
+	md_end(&c->e);
+	md_end(&c->e);
 	md_free_probes(&p);
-	free(text);
 	return EXIT_OK;
 }
 
-static void print_event(struct ctx *c, struct md_event_row *r, int first)
+static void emit_event(struct md_emit *e, const struct md_event_row *r)
 {
-	if (c->json) {
-		fprintf(c->out, "%s{\"time\":", first ? "" : ",");
-		json_str(c->out, r->time);
-		json_kv(c->out, "id", r->id);
-		json_kv(c->out, "path", r->path);
-		json_kv(c->out, "node", r->node);
-		json_kv(c->out, "kind", r->kind);
-		json_kv(c->out, "probe", r->probe);
-		json_kv(c->out, "pfn", r->pfn);
-		fprintf(c->out, ",\"kernel\":%lld,\"ledger\":%lld,\"scan\":%lld,\"missed\":%llu}",
-			r->kernel, r->ledger, r->scan, r->missed);
-	} else {
-		fprintf(c->out, "%14s %-18s %-30s node %-2s probe %-10s kernel %lld ledger %lld scan %lld missed %llu\n",
-			r->time, r->kind, r->path, r->node, r->probe, r->kernel, r->ledger, r->scan,
-			r->missed);
-	}
+	md_begin_object(e, NULL);
+	md_field_str(e, "time", r->time);
+	md_field_str(e, "id", r->id);
+	md_field_str(e, "path", r->path);
+	md_field_str(e, "node", r->node);
+	md_field_str(e, "kind", r->kind);
+	md_field_str(e, "probe", r->probe);
+	md_field_str(e, "pfn", r->pfn);
+	md_field_int(e, "kernel", r->kernel);
+	md_field_int(e, "ledger", r->ledger);
+	md_field_int(e, "scan", r->scan);
+	md_field_uint(e, "missed", r->missed);
+	md_end(e);
 }
 
+/* One document of all events, or with --follow one JSON line per event. */
 static int cmd_events(struct ctx *c)
 {
+	static const struct md_col cols[] = {
+		BARE("time", 14), BARE("kind", -18), BARE("path", -30), LABELLED("node", -2),
+		LABELLED("probe", -10), LABELLED("kernel", 0), LABELLED("ledger", 0),
+		LABELLED("scan", 0), LABELLED("missed", 0),
+	};
 	char err[MD_ERRLEN], last[64] = "";
-	int first = 1;
+	struct md_events ev;
+	size_t i;
+	int ret;
 
-	if (c->json && !c->follow)
-		fprintf(c->out, "{\"events\":[");
-	do {
-		char *text = slurp(c, "events");
-		struct md_events e;
-		size_t i;
-
-		if (!text)
-			return EXIT_ERR;
-		if (md_parse_events(text, &e, err)) {
-			free(text);
-			return error(c, "%s/%s", c->root, err);
+	md_table(&c->e, cols, ARRAY_SIZE(cols));
+	if (!c->follow) {
+		md_begin_object(&c->e, NULL);
+		md_begin_array(&c->e, "events");
+	}
+	for (;;) {
+		ret = md_read_events(&c->src, &ev, err);
+		if (ret)
+			return ret == MD_MALFORMED ? error(c, "%s/%s", c->src.root, err) : EXIT_ERR;
+		for (i = 0; i < ev.n; i++)
+			if (md_event_is_new(&ev.rows[i], last))
+				emit_event(&c->e, &ev.rows[i]);
+		if (ev.n)
+			snprintf(last, sizeof(last), "%s", ev.rows[ev.n - 1].time);
+		if (!c->follow) {
+			md_end(&c->e);
+			md_field_uint(&c->e, "dropped", ev.dropped);
+			md_end(&c->e);
 		}
-		for (i = 0; i < e.n; i++) {
-			/* times are "seconds.micros" since boot: compare as numbers */
-			if (*last && strtod(e.rows[i].time, NULL) <= strtod(last, NULL))
-				continue;
-			if (c->follow && c->json) {
-				print_event(c, &e.rows[i], 1);
-				fputc('\n', c->out);
-			} else {
-				print_event(c, &e.rows[i], first);
-			}
-			first = 0;
-		}
-		if (e.n)
-			snprintf(last, sizeof(last), "%s", e.rows[e.n - 1].time);
-		if (!c->follow && c->json)
-			fprintf(c->out, "],\"dropped\":%llu}\n", e.dropped);
-		md_free_events(&e);
-		free(text);
+		md_free_events(&ev);
 		fflush(c->out);
 		if (!c->follow || (c->count > 0 && --c->count == 0))
-			break;
+			return EXIT_OK;
 		usleep((useconds_t)(c->interval * 1e6));
-	} while (1);
-	return EXIT_OK;
+	}
 }
 
 static int cmd_scan(struct ctx *c)
 {
-	char path[4096], err[MD_ERRLEN], *text;
+	char err[MD_ERRLEN];
 	struct md_kvs k;
-	int fd;
+	int ret;
 
-	snprintf(path, sizeof(path), "%s/control", c->root);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, "scan\n", 5) != 5) {
-		if (fd >= 0)
-			close(fd);
-		return error(c, "cannot start a scan through %s: %s", path, strerror(errno));
-	}
-	close(fd);
-	text = slurp(c, "version");
-	if (!text)
+	if (md_start_scan(&c->src))
 		return EXIT_ERR;
-	if (md_parse_kvs(text, &k, err)) {
-		free(text);
-		return error(c, "%s/version: %s", c->root, err);
-	}
-	if (c->json)
-		fprintf(c->out, "{\"scan_ms\":%s,\"scan_dirty_pages\":%s,\"scan_busy_pages\":%s,\"scans\":%s}\n",
-			md_kv_get(&k, "scan_ms") ?: "null", md_kv_get(&k, "scan_dirty") ?: "null",
-			md_kv_get(&k, "scan_busy") ?: "null", md_kv_get(&k, "scans") ?: "null");
-	else
-		fprintf(c->out, "scan took %s ms: %s dirty pages, %s busy (locked, not counted)\n",
-			md_kv_get(&k, "scan_ms") ?: "?", md_kv_get(&k, "scan_dirty") ?: "?",
-			md_kv_get(&k, "scan_busy") ?: "?");
+	ret = md_read_kvs(&c->src, "version", &k, err);
+	if (ret == MD_MALFORMED)
+		return error(c, "%s/version: %s", c->src.root, err);
+	if (ret)
+		return EXIT_ERR;
+	md_begin_object(&c->e, NULL);
+	md_field_raw(&c->e, "scan_ms", md_kv_get(&k, "scan_ms"));
+	md_field_raw(&c->e, "scan_dirty_pages", md_kv_get(&k, "scan_dirty"));
+	md_field_raw(&c->e, "scan_busy_pages", md_kv_get(&k, "scan_busy"));
+	md_field_raw(&c->e, "scans", md_kv_get(&k, "scans"));
+	md_end(&c->e);
+	md_text(&c->e, "scan took %s ms: %s dirty pages, %s busy (locked, not counted)\n",
+		md_kv_get(&k, "scan_ms") ?: "?", md_kv_get(&k, "scan_dirty") ?: "?",
+		md_kv_get(&k, "scan_busy") ?: "?");
 	md_free_kvs(&k);
-	free(text);
 	return EXIT_OK;
 }
 
 /* --- watch: rates of dirtying and cleaning per cgroup ------------------- */
 
-struct sample {
-	char *path;
-	long long dirty, dirtied, cleaned;
-};
-
-static int take(struct ctx *c, struct sample **out, size_t *n)
+static void watch_rows(struct ctx *c, const struct md_sample *prev, size_t np,
+		       const struct md_sample *cur, size_t nc, int tty)
 {
-	struct md_summary s;
 	size_t i;
 
-	if (load_summary(c, &s))
-		return -1;
-	*out = calloc(s.n + 1, sizeof(**out));
-	*n = 0;
-	for (i = 0; *out && i < s.n; i++) {
-		char rel[4200], err[MD_ERRLEN], *text;
-		struct md_kvs k;
-		struct sample *x = &(*out)[*n];
+	for (i = 0; i < nc; i++) {
+		double dr, cr;
+		char d[32];
 
-		if (s.rows[i].dying)
-			continue;
-		dir_of(s.rows[i].path, rel, sizeof(rel) - 6);
-		strcat(rel, "/stat");
-		text = slurp(c, rel);
-		if (!text)
-			continue;	/* removed meanwhile */
-		if (!md_parse_kvs(text, &k, err) && !md_kv_num(&k, "dirty", &x->dirty, err) &&
-		    !md_kv_num(&k, "dirtied", &x->dirtied, err) &&
-		    !md_kv_num(&k, "cleaned_io", &x->cleaned, err)) {
-			x->path = strdup(s.rows[i].path);
-			(*n)++;
-		}
-		md_free_kvs(&k);
-		free(text);
+		md_rates(prev, np, &cur[i], c->page_size, c->interval, &dr, &cr);
+		md_human(cur[i].dirty * c->page_size, d, sizeof(d));
+		md_begin_object(&c->e, NULL);
+		md_field_int(&c->e, "time", (long)time(NULL));
+		md_field_str(&c->e, "cgroup", cur[i].path);
+		md_field_int(&c->e, "dirty_bytes", cur[i].dirty * c->page_size);
+		md_field_real(&c->e, "dirtied_bytes_per_s", dr);
+		md_field_real(&c->e, "cleaned_bytes_per_s", cr);
+		md_cell(&c->e, "dirty", tty ? "%s" : "dirty=%s", d);
+		md_cell(&c->e, "dirtied", tty ? "%.0f/s" : "dirtied=%.0fB/s", dr);
+		md_cell(&c->e, "cleaned", tty ? "%.0f/s" : "cleaned=%.0fB/s", cr);
+		md_end(&c->e);
 	}
-	md_free_summary(&s);
-	return *out ? 0 : -1;
 }
 
+/* A full screen on a terminal, else lines; JSON lines with --json. */
 static int cmd_watch(struct ctx *c)
 {
-	struct sample *prev = NULL, *cur;
-	size_t np = 0, nc, i, j;
+	static const struct md_col screen[] = {
+		COL("cgroup", -40, "CGROUP"), COL("dirty", 12, "DIRTY"),
+		COL("dirtied", 14, "DIRTIED/s"), COL("cleaned", 14, "CLEANED/s"),
+	};
+	static const struct md_col lines[] = {
+		BARE("time", 0), BARE("cgroup", 0), BARE("dirty", 0), BARE("dirtied", 0),
+		BARE("cleaned", 0),
+	};
+	struct md_sample *prev = NULL, *cur;
+	size_t np = 0, nc;
 	int tty = isatty(fileno(c->out)) && !c->json;
 
-	if (take(c, &prev, &np))
+	if (tty)
+		md_table(&c->e, screen, ARRAY_SIZE(screen));
+	else
+		md_table(&c->e, lines, ARRAY_SIZE(lines));
+	if (md_take(&c->src, &prev, &np))
 		return EXIT_ERR;
 	while (c->count < 0 || c->count-- > 0) {
 		usleep((useconds_t)(c->interval * 1e6));
-		if (take(c, &cur, &nc))
+		if (md_take(&c->src, &cur, &nc))
 			return EXIT_ERR;
-		if (tty)
-			fprintf(c->out, "\033[H\033[2J%-40s %12s %14s %14s\n", "CGROUP", "DIRTY",
-				"DIRTIED/s", "CLEANED/s");
-		for (i = 0; i < nc; i++) {
-			double dr = 0, cr = 0;
-			char d[32];
-
-			for (j = 0; j < np; j++)
-				if (!strcmp(prev[j].path, cur[i].path)) {
-					dr = (cur[i].dirtied - prev[j].dirtied) * c->page_size / c->interval;
-					cr = (cur[i].cleaned - prev[j].cleaned) * c->page_size / c->interval;
-				}
-			if (c->json) {
-				fprintf(c->out, "{\"time\":%ld,\"cgroup\":", (long)time(NULL));
-				json_str(c->out, cur[i].path);
-				fprintf(c->out, ",\"dirty_bytes\":%lld,\"dirtied_bytes_per_s\":%.0f,\"cleaned_bytes_per_s\":%.0f}\n",
-					cur[i].dirty * c->page_size, dr, cr);
-			} else {
-				human(cur[i].dirty * c->page_size, d, sizeof(d));
-				if (tty)
-					fprintf(c->out, "%-40s %12s %12.0f/s %12.0f/s\n", cur[i].path, d, dr, cr);
-				else
-					fprintf(c->out, "%ld %s dirty=%s dirtied=%.0fB/s cleaned=%.0fB/s\n",
-						(long)time(NULL), cur[i].path, d, dr, cr);
-			}
+		if (tty) {
+			md_text(&c->e, "\033[H\033[2J");
+			md_table_head(&c->e);
 		}
+		watch_rows(c, prev, np, cur, nc, tty);
 		fflush(c->out);
-		for (j = 0; j < np; j++)
-			free(prev[j].path);
-		free(prev);
+		md_free_samples(prev, np);
 		prev = cur;
 		np = nc;
 	}
-	for (j = 0; j < np; j++)
-		free(prev[j].path);
-	free(prev);
+	md_free_samples(prev, np);
 	return EXIT_OK;
 }
 
-/* --- node_exporter textfile ------------------------------------------------ */
+/* --- node_exporter textfile (mdprom.c) ------------------------------------ */
 
-static void prom_label(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fprintf(f, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
-}
-
-static int write_prom(struct ctx *c, FILE *f)
-{
-	static const char * const events[] = { "dirtied", "cleaned_io", "cancelled", "removed_dirty",
-		"migrated", "moved_in", "moved_out" };
-	struct md_summary s;
-	struct md_probes p;
-	struct md_events e;
-	struct md_kvs g;
-	char err[MD_ERRLEN], *text;
-	size_t i, j, n;
-
-	if (load_summary(c, &s))
-		return -1;
-	qsort(s.rows, s.n, sizeof(*s.rows), cmp_dirty);
-	n = c->max_cgroups >= 0 && (size_t)c->max_cgroups < s.n ? (size_t)c->max_cgroups : s.n;
-
-	fprintf(f, "# HELP memcg_dirty_bytes Dirty file bytes charged to the cgroup, by view.\n"
-		   "# TYPE memcg_dirty_bytes gauge\n");
-	for (i = 0; i < n; i++) {
-		struct md_row *r = &s.rows[i];
-		char rel[4200];
-		struct md_kvs k;
-		long long scan = -1;
-
-		dir_of(r->path, rel, sizeof(rel) - 6);
-		strcat(rel, "/check");
-		text = r->dying ? NULL : slurp(c, rel);
-		if (text && !md_parse_kvs(text, &k, err)) {
-			md_kv_num(&k, "scan", &scan, err);
-			md_free_kvs(&k);
-		}
-		free(text);
-		for (j = 0; j < 3; j++) {
-			long long v = j == 0 ? r->dirty : j == 1 ? r->kernel : scan;
-
-			if (j == 2 && scan < 0)
-				continue;
-			fprintf(f, "memcg_dirty_bytes{cgroup=\"");
-			prom_label(f, r->path);
-			fprintf(f, "\",source=\"%s\"} %lld\n", j == 0 ? "ledger" : j == 1 ? "kernel" : "scan",
-				v * c->page_size);
-		}
-	}
-	fprintf(f, "# HELP memcg_dirty_check_status 1 for the cgroup's current verdict.\n"
-		   "# TYPE memcg_dirty_check_status gauge\n");
-	for (i = 0; i < n; i++) {
-		fprintf(f, "memcg_dirty_check_status{cgroup=\"");
-		prom_label(f, s.rows[i].path);
-		fprintf(f, "\",verdict=\"%s\"} 1\n", s.rows[i].verdict);
-	}
-	fprintf(f, "# HELP memcg_dirty_event_bytes_total Bytes moved by each dirty accounting event.\n"
-		   "# TYPE memcg_dirty_event_bytes_total counter\n");
-	for (i = 0; i < n; i++) {
-		char rel[4200];
-		struct md_kvs k;
-
-		if (s.rows[i].dying)
-			continue;
-		dir_of(s.rows[i].path, rel, sizeof(rel) - 6);
-		strcat(rel, "/stat");
-		text = slurp(c, rel);
-		if (!text)
-			continue;
-		if (!md_parse_kvs(text, &k, err)) {
-			for (j = 0; j < sizeof(events) / sizeof(*events); j++) {
-				long long v;
-
-				if (md_kv_num(&k, events[j], &v, err))
-					continue;
-				fprintf(f, "memcg_dirty_event_bytes_total{cgroup=\"");
-				prom_label(f, s.rows[i].path);
-				fprintf(f, "\",event=\"%s\"} %lld\n", events[j], v * c->page_size);
-			}
-			md_free_kvs(&k);
-		}
-		free(text);
-	}
-	fprintf(f, "# HELP memcg_dirty_cgroups_omitted Cgroups left out by --max-cgroups.\n"
-		   "# TYPE memcg_dirty_cgroups_omitted gauge\nmemcg_dirty_cgroups_omitted %zu\n", s.n - n);
-	md_free_summary(&s);
-
-	text = slurp(c, "check");
-	if (!text || md_parse_kvs(text, &g, err)) {
-		free(text);
-		return -1;
-	}
-	fprintf(f, "# HELP memcg_dirty_global_check_status 1 for the global verdict.\n"
-		   "# TYPE memcg_dirty_global_check_status gauge\n"
-		   "memcg_dirty_global_check_status{verdict=\"%s\"} 1\n", md_kv_get(&g, "verdict") ?: "unknown");
-	md_free_kvs(&g);
-	free(text);
-
-	text = slurp(c, "probes");
-	if (!text || md_parse_probes(text, &p, err)) {
-		free(text);
-		return -1;
-	}
-	fprintf(f, "# HELP memcg_dirty_probe_hits_total Probe hits.\n# TYPE memcg_dirty_probe_hits_total counter\n");
-	for (i = 0; i < p.n; i++)
-		fprintf(f, "memcg_dirty_probe_hits_total{point=\"%s\"} %llu\n", p.rows[i].point, p.rows[i].hits);
-	fprintf(f, "# HELP memcg_dirty_probe_missed_total Probe hits missed (nmissed).\n"
-		   "# TYPE memcg_dirty_probe_missed_total counter\n");
-	for (i = 0; i < p.n; i++)
-		fprintf(f, "memcg_dirty_probe_missed_total{point=\"%s\"} %llu\n", p.rows[i].point,
-			p.rows[i].missed);
-	md_free_probes(&p);
-	free(text);
-
-	text = slurp(c, "events");
-	if (!text || md_parse_events(text, &e, err)) {
-		free(text);
-		return -1;
-	}
-	fprintf(f, "# HELP memcg_dirty_anomalies_logged Anomalies in the module's log, by kind.\n"
-		   "# TYPE memcg_dirty_anomalies_logged gauge\n");
-	{
-		static const char * const kinds[] = { "ledger_underflow", "kernel_negative",
-			"dirtied_uncharged", "probe_missed", "mismatch" };
-
-		for (j = 0; j < 5; j++) {
-			size_t cnt = 0;
-
-			for (i = 0; i < e.n; i++)
-				cnt += !strcmp(e.rows[i].kind, kinds[j]);
-			fprintf(f, "memcg_dirty_anomalies_logged{kind=\"%s\"} %zu\n", kinds[j], cnt);
-		}
-	}
-	fprintf(f, "# HELP memcg_dirty_anomalies_dropped_total Anomalies pushed out of the log.\n"
-		   "# TYPE memcg_dirty_anomalies_dropped_total counter\n"
-		   "memcg_dirty_anomalies_dropped_total %llu\n", e.dropped);
-	md_free_events(&e);
-	free(text);
-	return 0;
-}
-
-/* Atomically: a temporary file in the same directory, then rename. */
 static int cmd_prometheus(struct ctx *c)
 {
-	char tmp[4096];
-	FILE *f;
-	int fd, ok;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", c->prom, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-	if (fd < 0)
-		return error(c, "cannot write %s: %s", tmp, strerror(errno));
-	f = fdopen(fd, "w");
-	ok = f && !write_prom(c, f);
-	ok = ok && !fflush(f) && !fsync(fd);
-	if (f)
-		ok = !fclose(f) && ok;
-	if (!ok || rename(tmp, c->prom)) {
-		int e = errno;
-
-		unlink(tmp);
-		return error(c, "cannot write %s%s%s", c->prom, e ? ": " : "", e ? strerror(e) : "");
-	}
+	if (md_textfile(&c->src, c->page_size, c->max_cgroups, c->prom))
+		return EXIT_ERR;
 	return EXIT_OK;
 }
 
@@ -882,12 +421,13 @@ int md_cli(int argc, char **argv, FILE *out, FILE *errf)
 		{ "max-cgroups", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ctx c = { .out = out, .err = errf, .max_cgroups = -1, .interval = 2, .count = -1 };
+	struct ctx c = { .out = out, .src.err = errf, .max_cgroups = -1, .interval = 2,
+			 .count = -1 };
 	const char *cmd = NULL;
 	char *end;
-	int o, rc;
+	int o;
 
-	c.root = getenv("MEMCG_DIRTY_DEBUGFS") ?: MD_ROOT_DEFAULT;
+	c.src.root = getenv("MEMCG_DIRTY_DEBUGFS") ?: MD_ROOT_DEFAULT;
 	c.page_size = sysconf(_SC_PAGESIZE);
 	if (argc > 1 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "watch") ||
 			 !strcmp(argv[1], "events") || !strcmp(argv[1], "scan") ||
@@ -932,9 +472,9 @@ int md_cli(int argc, char **argv, FILE *out, FILE *errf)
 		return error(&c, "--follow goes with 'events'");
 	if (c.strict && (!cmd || strcmp(cmd, "check")))
 		return error(&c, "--strict goes with 'check'");
-	rc = preflight(&c);
-	if (rc)
-		return rc;
+	if (md_preflight(&c.src))
+		return EXIT_ERR;
+	md_emit_init(&c.e, out, c.json ? MD_JSON : MD_TABLE);
 	if (c.prom) {
 		if (cmd)
 			return error(&c, "--prometheus writes the textfile only; no command with it");
