@@ -15,7 +15,8 @@
 #
 # BENCH_SECTIONS picks sections (default: table fix43 scan scale floor; steps
 # only with bench/steps attached);
-# BENCH_WORKLOADS narrows the table and the floor to the workloads named.
+# BENCH_WORKLOADS narrows the table and the floor to the workloads named;
+# BENCH_PAIRS sets the pairs (default in defaults.sh, shipped beside this).
 #
 # Each workload runs with the module unloaded (off) and loaded (on) in
 # adjacent pairs, alternating which comes first (off on, on off, off on ...)
@@ -23,18 +24,20 @@
 # takes the ratio within each pair.  Workloads run in the memory cgroup
 # /bench, on ext4, so the non-root memcg paths are the ones measured.
 . ./lib.sh
+# shellcheck source=bench/defaults.sh
+. ./defaults.sh
 md_require_writers
 md_require_ko
 command -v mdbench > /dev/null || md_skip_all "mdbench helper missing"
 
-PAIRS=${BENCH_PAIRS:-6}
+PAIRS=${BENCH_PAIRS:-$BENCH_DEFAULT_PAIRS}
 FIX43_MB=${BENCH_FIX43_MB:-256}
 SCAN_MB=${BENCH_SCAN_MB:-256}
 FAULT_MB=${BENCH_FAULT_MB:-64}
 DIRTY_MB=${BENCH_DIRTY_MB:-32}
 REPS=${BENCH_REPS:-5}		# CPU-bound loops: median of REPS passes per sample
 SECTIONS=${BENCH_SECTIONS:-table fix43 scan scale floor}
-TABLE_WORKLOADS=${BENCH_WORKLOADS:-dd100 dd200 dd1000 kbuild read_fault write_fault dirty}
+TABLE_WORKLOADS=${BENCH_WORKLOADS:-$BENCH_DEFAULT_WORKLOADS}
 FLOOR_WORKLOADS=${BENCH_WORKLOADS:-write_fault dirty dd100}
 FLOOR_KO=/selftests/bin/md_floor.ko
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }

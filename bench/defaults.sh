@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: GPL-2.0
+# The benchmarks' defaults, in one place: sourced by bench/run on the host
+# and by bench/guest.sh in the guest (bench/run ships this file beside it,
+# selftests/vm/run --add), so POSIX sh for the guest's busybox.  bench/run's
+# options and the environment (BENCH_PAIRS, BENCH_WORKLOADS) override them;
+# bench/run --help and bench/README.md quote the numbers.
+# shellcheck disable=SC2034	# read by the scripts that source this
+
+# off/on pairs per workload (rounds of three in the floor; runs of scan and scale)
+BENCH_DEFAULT_PAIRS=10
+# write faults single-stepped per variant in the steps section (bench/steps)
+BENCH_DEFAULT_FAULTS=15
+# the workloads of the 4.2 commit's table, all that --workloads may name
+BENCH_DEFAULT_WORKLOADS="dd100 dd200 dd1000 kbuild read_fault write_fault dirty"
