@@ -6,6 +6,7 @@
 #   make [KVER=... | KDIR=...]   build memcg_dirty.ko (and the CLI)
 #   make demo                    boot the test VM and show the module at work
 #   make check                   everything: builds, DKMS, lint, unit tests, VM
+#   make install                 module, CLI and man page (PREFIX, DESTDIR)
 #   make vm                      interactive shell in the test VM
 #   make bench                   benchmarks in the VM (not part of check)
 
@@ -22,8 +23,9 @@ VM_KVERS := $(foreach k,$(KVERS),$(if $(wildcard /boot/vmlinuz-$(k)),$(k)))
 B := build
 MOD_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h)
 HELPERS := $(patsubst selftests/helpers/%.c,$(B)/helpers/%,$(wildcard selftests/helpers/*.c))
-TOOL_SRC := tools/mdcli.c tools/mdmodel.c tools/mdemit.c tools/mdprom.c tools/mdparse.c \
-	tools/mdcli.h tools/mdmodel.h tools/mdemit.h tools/mdprom.h tools/mdparse.h
+# the CLI's layers (README, Layout), without main
+CLI_C := tools/mdcli.c tools/mdmodel.c tools/mdemit.c tools/mdprom.c tools/mdparse.c
+TOOL_SRC := $(CLI_C) tools/mdcli.h tools/mdmodel.h tools/mdemit.h tools/mdprom.h tools/mdparse.h
 TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 30
@@ -63,12 +65,10 @@ $(B)/helpers/%: selftests/helpers/%.c
 cli: $(B)/tools/memcg-dirty
 $(B)/tools/memcg-dirty: tools/memcg-dirty.c $(TOOL_SRC)
 	@mkdir -p $(B)/tools
-	$(CC) $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c tools/mdcli.c tools/mdmodel.c tools/mdemit.c \
-		tools/mdprom.c tools/mdparse.c
+	$(CC) $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c $(CLI_C)
 $(B)/helpers/memcg-dirty: tools/memcg-dirty.c $(TOOL_SRC)
 	@mkdir -p $(B)/helpers
-	$(CC) -static $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c tools/mdcli.c tools/mdmodel.c \
-		tools/mdemit.c tools/mdprom.c tools/mdparse.c
+	$(CC) -static $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c $(CLI_C)
 $(B)/helpers/mdpromcheck: tools/mdpromcheck.c tools/mdparse.c tools/mdparse.h
 	@mkdir -p $(B)/helpers
 	$(CC) -static $(TOOL_CFLAGS) -o $@ tools/mdpromcheck.c tools/mdparse.c
@@ -77,8 +77,7 @@ $(B)/helpers/mdpromcheck: tools/mdpromcheck.c tools/mdparse.c tools/mdparse.h
 unit: $(TOOL_SRC) tools/test_memcg_dirty.c
 	@mkdir -p $(B)/tools
 	$(CC) -O1 -g -Wall -Wextra -Werror -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o $(B)/tools/test_memcg_dirty tools/test_memcg_dirty.c tools/mdcli.c tools/mdmodel.c \
-		tools/mdemit.c tools/mdprom.c tools/mdparse.c
+		-o $(B)/tools/test_memcg_dirty tools/test_memcg_dirty.c $(CLI_C)
 	$(B)/tools/test_memcg_dirty
 	@# the benchmark report's arithmetic and verdicts, on a fixture
 	sh bench/tests/test_report.sh
