@@ -118,7 +118,8 @@ size_t md_entry_bytes(void)
 	       struct_size((struct md_pcpu *)NULL, dirty, nr_node_ids);
 }
 
-static void md_pool_fill(void)
+/* Process context: top the pool up for the probe handlers. */
+void md_ledger_refill(void)
 {
 	unsigned long flags;
 	struct md_entry *e;
@@ -195,11 +196,22 @@ struct md_entry *md_entry_get(struct mem_cgroup *memcg, gfp_t gfp)
 	if (likely(e))
 		return e;
 	if (gfpflags_allow_blocking(gfp) && !READ_ONCE(md_pool_count))
-		md_pool_fill();
+		md_ledger_refill();
 	e = md_entry_take(memcg, &low);
 	if (low || e)
 		md_memcg_changed();
 	return e;
+}
+
+/*
+ * Probe handlers are RCU readers already: the common case, an entry that
+ * exists, is one hash lookup, without md_entry_get()'s rcu_read_lock().
+ */
+static inline struct md_entry *md_entry_lookup_or_take(struct mem_cgroup *memcg)
+{
+	struct md_entry *e = md_entry_lookup(memcg);
+
+	return likely(e) ? e : md_entry_get(memcg, GFP_ATOMIC);
 }
 
 void md_account(struct mem_cgroup *memcg, int nid, long pages,
@@ -213,7 +225,7 @@ void md_account(struct mem_cgroup *memcg, int nid, long pages,
 		md_account_uncharged(pages);
 		return;
 	}
-	e = md_entry_get(memcg, GFP_ATOMIC);
+	e = md_entry_lookup_or_take(memcg);
 	if (unlikely(!e)) {
 		this_cpu_add(md_lost, 1);
 		return;
@@ -230,7 +242,7 @@ void md_account_migrate(struct mem_cgroup *memcg, int from, int to, long pages)
 	this_cpu_inc(md_seq);
 	if (!memcg)
 		return;
-	e = md_entry_get(memcg, GFP_ATOMIC);
+	e = md_entry_lookup_or_take(memcg);
 	if (unlikely(!e)) {
 		this_cpu_add(md_lost, 1);
 		return;
@@ -352,12 +364,6 @@ void md_memcg_changed(void)
 		queue_work(system_unbound_wq, work);
 }
 
-/* Process context: top the pool up for the probe handlers. */
-void md_ledger_refill(void)
-{
-	md_pool_fill();
-}
-
 /* Who is told of changes: debugfs.c's upkeep of cgroups/. */
 void md_ledger_set_change_work(struct work_struct *work)
 {
@@ -427,7 +433,7 @@ void md_ledger_free_dead(struct llist_node *dead)
 int md_ledger_init(void)
 {
 	md_stopping = false;
-	md_pool_fill();
+	md_ledger_refill();
 	return md_pool_count ? 0 : -ENOMEM;
 }
 
