@@ -90,16 +90,21 @@ wait
 md_eq "40 checks during writes: no mismatch or underflow" 0 $bad
 
 # loaded while a cgroup is busy: unsynced until it is still, then ok
+# two writers, so that one writes while the other execs rm and mdfile: with
+# one, a scan sometimes fell into such a gap and (rightly) synced the memcg
 md_mkcg md_ck/u
 md_writer "$W/stopu" "$W/u" 64 0
 upid=$!
 echo $upid > "$CG/md_ck/u/cgroup.procs"
+md_writer "$W/stopu" "$W/v" 64 0
+upid2=$!
+echo $upid2 > "$CG/md_ck/u/cgroup.procs"
 sleep 0.5
 md_reload fault_inject=1 || exit 1
 md_wait_dir md_ck/u
 md_eq "loaded while md_ck/u writes: unsynced" unsynced "$(md_chk md_ck/u verdict)"
 touch "$W/stopu"
-wait $upid
+wait $upid $upid2
 sync
 md_check "md_ck/u resyncs once still" md_wait_synced md_ck/u
 md_eq "md_ck/u then ok" ok "$(md_chk md_ck/u verdict)"
