@@ -3,8 +3,11 @@
  * Verdicts: three views of a memcg's dirty pages (the kernel's counter, the
  * ledger, the page scan) compared.  Strict equality, per node, when the
  * memcg had no event from the start of the scan to the end of the reads
- * (its event sequence did not move); otherwise the kernel and the ledger
- * may differ by at most the pages of the events seen while they were read.
+ * (its event sequence did not move, no return probe's window was open);
+ * otherwise the kernel and the ledger may differ by at most the pages of
+ * the events since a reference sequence taken before an RCU grace period
+ * (which ends every update begun before it, see md_scan()), plus the pages
+ * in return probes' windows.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -76,33 +79,55 @@ static enum md_view md_odd_one_exact(long k, long l, long s, long *delta)
 }
 
 /*
+ * Before checks that do not scan (md_check_memcg() without @may_scan):
+ * every entry's reference sequence, then the grace period.
+ */
+void md_check_ref_all(void)
+{
+	struct md_entry *e;
+
+	lockdep_assert_held(&md_mutex);
+	md_ledger_list_fresh();
+	list_for_each_entry(e, &md_entries, node)
+		e->seq_ref = md_entry_seq(e);
+	synchronize_rcu();
+}
+
+/*
  * Check one memcg.  Caller holds md_mutex and a reference on @memcg.  With
  * @may_scan, runs a page scan unless the cached one is young and still
- * valid for this memcg; without, a stale scan just makes the check bounded.
- * @probes_missed: some probe missed hits, so no verdict can be trusted.  A
- * verdict that is new for this memcg is logged (events), once.
+ * valid for this memcg, and takes its own reference sequence; without,
+ * the caller took it (md_check_ref_all(), md_scan()) and a stale scan just
+ * makes the check bounded.  @untrusted: some probe missed hits or cannot
+ * follow a change, so no verdict can be trusted.
+ * A verdict that is new for this memcg is logged (events), once.
  */
 void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
-		    struct md_check *c, bool may_scan, bool probes_missed)
+		    struct md_check *c, bool may_scan, bool untrusted)
 {
-	long seq, k, l, s;
+	long seq, inflight, k, l, s, low = 0;
 	bool negative = false;
 	int nid;
 
 	lockdep_assert_held(&md_mutex);
 	memset(c, 0, sizeof(*c));
 	seq = md_entry_seq(e);
-	if (may_scan && (md_scan_age_ms() > scan_cache_ms || !e->scan_valid ||
-			 e->seq0 != seq))
-		md_scan();
+	if (may_scan) {
+		if (md_scan_age_ms() > scan_cache_ms || !e->scan_valid || e->seq0 != seq) {
+			md_scan();
+		} else {
+			e->seq_ref = seq;
+			synchronize_rcu();
+		}
+	}
 
-	seq = md_entry_seq(e);
 	c->scan_busy = e->scan_busy;
 	for_each_node(nid) {
 		k = md_kernel_dirty_node(memcg, nid);
-		l = md_entry_dirty(e, nid);
+		l = md_entry_dirty_may_sleep(e, nid);
 		s = e->scan[nid];
 		negative |= k < 0 || l < 0;
+		low = min3(low, k, l);
 		c->kernel += k;
 		c->ledger += l;
 		c->scan += s;
@@ -119,15 +144,23 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		if (c->node_differs)
 			c->nid = nid;
 	}
-	c->bound = md_entry_seq(e) - seq;
-	c->quiescent = e->scan_valid && e->seq0 == seq && !c->bound;
+	smp_rmb();		/* the values before the sequence: md_entry_quiet() */
+	seq = md_entry_seq(e);
+	inflight = md_entry_inflight(e);
+	c->bound = seq - e->seq_ref + inflight;
+	c->quiescent = e->scan_valid && e->seq0 == seq && !inflight;
 	c->scan_age_ms = md_scan_age_ms();
 
-	if (probes_missed || md_lost_total()) {
+	if (untrusted) {
 		c->verdict = MD_UNTRUSTED;
 	} else if (!READ_ONCE(e->synced)) {
 		c->verdict = MD_UNSYNCED;
-	} else if (negative) {
+	} else if (c->quiescent ? negative : low < -c->bound) {
+		/*
+		 * A busy memcg near 0 can be summed below it (a page dirtied
+		 * on one CPU and cleaned on another while the per-CPU
+		 * counters are added up): an underflow only past the bound.
+		 */
 		c->verdict = MD_UNDERFLOW;
 		if (!c->node_differs)	/* all three negative alike */
 			c->suspect = MD_VIEW_NONE;
@@ -136,10 +169,9 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	} else {
 		/*
 		 * The scan is stale for a busy memcg: kernel against ledger
-		 * only, allowing the events seen while reading and one
-		 * update in flight per CPU.
+		 * only, allowing the events since the reference and the
+		 * pages in open windows.
 		 */
-		c->bound += md_inflight_bound();
 		c->suspect = MD_VIEW_NONE;
 		c->delta = c->kernel - c->ledger;
 		c->verdict = abs(c->delta) <= c->bound ? MD_OK : MD_MISMATCH;
@@ -174,7 +206,7 @@ static void md_check_log(struct md_entry *e, struct md_check *c)
  * counters against the global NR_FILE_DIRTY, and a count of negative
  * counters anywhere.
  */
-void md_check_global(struct md_global_check *g, bool probes_missed)
+void md_check_global(struct md_global_check *g, bool untrusted)
 {
 	long global0, seq0;
 	struct mem_cgroup *pos = NULL;
@@ -186,20 +218,24 @@ void md_check_global(struct md_global_check *g, bool probes_missed)
 	memset(g, 0, sizeof(*g));
 	seq0 = md_total_seq();
 	global0 = md_kernel_dirty_global();
-	md_scan();
+	md_scan();		/* and the reference sequences */
 	while ((pos = md_memcg_walk(pos))) {
+		/* the sum needs every memcg, with an entry or not */
+		for_each_node(nid) {
+			g->negative += md_kernel_dirty_node(pos, nid) < 0;
+			g->kernel_sum += md_kernel_dirty_node(pos, nid);
+		}
 		e = md_entry_get(pos, GFP_ATOMIC);
-		if (!e)
-			continue;
-		md_check_memcg(e, pos, &c, false, probes_missed);
+		if (!e) {	/* no room for an entry: nothing to compare */
+			c.verdict = MD_UNTRUSTED;
+		} else {
+			md_check_memcg(e, pos, &c, false, untrusted);
+			for_each_node(nid)
+				g->negative += md_entry_dirty(e, nid) < 0;
+		}
 		g->counts[c.verdict]++;
 		if (c.verdict > g->worst)
 			g->worst = c.verdict;
-		for_each_node(nid) {
-			g->negative += md_kernel_dirty_node(pos, nid) < 0;
-			g->negative += md_entry_dirty(e, nid) < 0;
-			g->kernel_sum += md_kernel_dirty_node(pos, nid);
-		}
 	}
 	g->kernel_global = md_kernel_dirty_global();
 	/* strict only if nothing moved anywhere while we summed */

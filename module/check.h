@@ -30,7 +30,7 @@ struct md_check {
 	enum md_view suspect;
 	long kernel, ledger, scan;	/* pages, summed over nodes */
 	long delta;			/* suspect - the other two (or kernel - ledger) */
-	long bound;			/* pages of events seen while reading */
+	long bound;			/* pages kernel and ledger may differ by */
 	long scan_busy;			/* scan is a lower bound by this much */
 	bool quiescent;			/* strict comparison was possible */
 	bool node_differs;
@@ -56,7 +56,8 @@ struct md_global_check {
 #define MD_HIER_UNAVAILABLE	"no_exported_rstat_flush"
 
 void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
-		    struct md_check *c, bool may_scan, bool probes_missed);
-void md_check_global(struct md_global_check *g, bool probes_missed);
+		    struct md_check *c, bool may_scan, bool untrusted);
+void md_check_global(struct md_global_check *g, bool untrusted);
+void md_check_ref_all(void);
 
 #endif /* MEMCG_DIRTY_CHECK_H */

@@ -59,6 +59,16 @@ struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos)
 	return next;
 }
 
+/*
+ * The last component of @memcg's cgroup path, read without a lock (the
+ * kernel's cgroup_name() takes a lock that sleeps on PREEMPT_RT): for
+ * fault injection's matches, in any context.  Caller keeps @memcg alive.
+ */
+const char *md_memcg_name(struct mem_cgroup *memcg)
+{
+	return memcg->css.cgroup->kn->name;
+}
+
 bool md_cgroup_v1(void)
 {
 	return md_root_memcg()->css.cgroup->root != &cgrp_dfl_root;

@@ -43,6 +43,7 @@ long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
 long md_kernel_dirty_global(void);
 void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages);
 bool md_cgroup_v1(void);
+const char *md_memcg_name(struct mem_cgroup *memcg);
 
 /*
  * Whether a pfn is online, and has a valid memmap, is decided per memory

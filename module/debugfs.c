@@ -118,7 +118,7 @@ static int md_check_file_show(struct seq_file *m, void *v)
 		return -ENOENT;
 	md_probes_log_missed();
 	mutex_lock(&md_mutex);
-	md_check_memcg(e, memcg, &c, true, md_probes_missed());
+	md_check_memcg(e, memcg, &c, true, md_probes_untrusted());
 	mutex_unlock(&md_mutex);
 	css_put(&memcg->css);
 	seq_printf(m, "verdict %s\n", md_verdict_names[c.verdict]);
@@ -141,7 +141,7 @@ static int md_global_check_show(struct seq_file *m, void *v)
 	md_probes_log_missed();
 	missed = md_probes_missed();
 	mutex_lock(&md_mutex);
-	md_check_global(&g, missed);
+	md_check_global(&g, md_probes_untrusted());
 	mutex_unlock(&md_mutex);
 
 	seq_printf(m, "verdict %s\n", md_verdict_names[g.worst]);
@@ -170,17 +170,20 @@ static int md_summary_show(struct seq_file *m, void *v)
 {
 	struct mem_cgroup *pos = NULL;
 	char *path = m->private;
-	unsigned long missed;
 	struct md_check c;
 	struct md_entry *e;
+	bool untrusted;
+	int len;
 
 	md_probes_log_missed();
-	missed = md_probes_missed();
+	untrusted = md_probes_untrusted();
 	seq_puts(m, "id path state dirty kernel_dirty verdict\n");
 	mutex_lock(&md_mutex);
+	md_check_ref_all();
 	while ((pos = md_memcg_walk(pos))) {
 		e = md_entry_get(pos, GFP_ATOMIC);	/* from the pool only */
-		if (cgroup_path(pos->css.cgroup, path, PATH_MAX) >= PATH_MAX)
+		len = cgroup_path(pos->css.cgroup, path, PATH_MAX);
+		if (len < 0 || len >= PATH_MAX)
 			strscpy(path, "(path too long)", PATH_MAX);
 		seq_printf(m, "%llu ", cgroup_id(pos->css.cgroup));
 		seq_escape(m, path, " \t\n\\");
@@ -190,7 +193,7 @@ static int md_summary_show(struct seq_file *m, void *v)
 			continue;
 		}
 		/* the cached scan only: a summary must not scan per line */
-		md_check_memcg(e, pos, &c, false, missed);
+		md_check_memcg(e, pos, &c, false, untrusted);
 		seq_printf(m, "%ld %ld %s\n", c.ledger, c.kernel, md_verdict_names[c.verdict]);
 	}
 	mutex_unlock(&md_mutex);
@@ -264,7 +267,9 @@ static ssize_t md_control_write(struct file *file, const char __user *ubuf,
 		md_scan();
 		mutex_unlock(&md_mutex);
 	} else if (!strcmp(cmd, "resync")) {
-		md_resync();
+		ret = md_resync();
+		if (ret < 0)
+			return ret;
 	} else {
 		pr_warn_ratelimited("control: unknown command (scan, resync)\n");
 		return -EINVAL;
@@ -341,12 +346,13 @@ static char *md_dir_name(struct mem_cgroup *memcg, u64 cgid)
 {
 	char *path, *name, *base;
 	bool escape = false;
-	int i;
+	int i, len;
 
 	path = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!path)
 		return NULL;
-	if (cgroup_path(memcg->css.cgroup, path, PATH_MAX) >= PATH_MAX) {
+	len = cgroup_path(memcg->css.cgroup, path, PATH_MAX);
+	if (len < 0 || len >= PATH_MAX) {
 		kfree(path);
 		return NULL;
 	}
@@ -363,17 +369,22 @@ static char *md_dir_name(struct mem_cgroup *memcg, u64 cgid)
 	return name;
 }
 
+/*
+ * A memcg's directory goes in its parent's; the root memcg's is cgroups/
+ * itself.  Without its parent's (no entry, or no directory yet: an
+ * allocation failed) it waits for a later reconcile.
+ */
 static void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
 				 struct mem_cgroup *memcg)
 {
 	struct dentry *dir;
 	char *name;
 
-	if (!parent) {			/* the root memcg is cgroups/ itself */
+	if (memcg == md_root_memcg()) {
 		dir = md_cgroups_dir;
 	} else {
-		if (!parent->dir)
-			return;		/* parent's failed; retried next time */
+		if (!parent || !parent->dir)
+			return;
 		name = md_dir_name(memcg, e->cgid);
 		if (!name)
 			return;
@@ -413,30 +424,53 @@ static void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
 }
 
 /*
+ * The entry of @memcg's parent, or NULL.  The walk holds @memcg, which
+ * holds its parent, whose entry lives as long as it does.
+ */
+static struct md_entry *md_parent_entry(struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
+	struct md_entry *e;
+
+	if (!parent)
+		return NULL;
+	rcu_read_lock();
+	e = md_entry_lookup(parent);
+	rcu_read_unlock();
+	return e;
+}
+
+/*
  * Bring cgroups/ in line with the memory cgroup hierarchy: a directory for
  * every memcg (dying ones renamed NAME@ID), none for freed ones.  Process
- * context: the change work, a summary reader, the load.
+ * context: the change work, a summary reader, the load.  A walk that gives
+ * every memcg an entry also settles the events lost before it began.
  */
 void md_debugfs_reconcile(void)
 {
-	struct mem_cgroup *root = md_root_memcg();
 	struct mem_cgroup *pos = NULL;
 	struct llist_node *dead;
 	struct md_entry *e;
+	bool all = true;
+	long lost_gen;
 
 	md_ledger_refill();
 	mutex_lock(&md_mutex);
 	dead = md_ledger_take_dead();
+	lost_gen = md_lost_gen_read();
 	while ((pos = md_memcg_walk(pos))) {
 		e = md_entry_get(pos, GFP_KERNEL);
-		if (!e)
+		if (!e) {
+			all = false;
 			continue;
+		}
 		if (!e->dir)
-			md_debugfs_entry_dir(e, pos == root ? NULL :
-					     md_entry_lookup(parent_mem_cgroup(pos)), pos);
+			md_debugfs_entry_dir(e, md_parent_entry(pos), pos);
 		else if (!e->renamed && css_is_dying(&pos->css))
-			md_debugfs_entry_rename(e, md_entry_lookup(parent_mem_cgroup(pos)), pos);
+			md_debugfs_entry_rename(e, md_parent_entry(pos), pos);
 	}
+	if (all)
+		md_lost_settle(lost_gen);
 	md_ledger_list_fresh();
 	mutex_unlock(&md_mutex);
 

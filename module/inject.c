@@ -10,8 +10,14 @@
  *   unskew CGROUP       undo every skew of CGROUP
  *   replay42 on|off     each migration of a dirty folio also applies the 4.2
  *                       bug's net effect: a memcg decrement without increment
+ *   delay POINT USECS   hold a race window open (faults.h lists the points;
+ *                       0 turns it off); "load" is set by delay_load_us
+ *   nomem NAME N        the next N entry creations for cgroups named NAME
+ *                       fail as if memory were short (0 turns it off)
  * CGROUP is a path in the memory hierarchy ("/" for the root).  The kernel's
- * counters are put back as they were on unload, for memcgs still alive.
+ * counters are put back as they were: on unload for memcgs still alive,
+ * and when a memcg goes offline (before its stats are flushed into its
+ * parent's for good).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,7 +37,16 @@ static bool fault_inject;
 module_param(fault_inject, bool, 0400);
 MODULE_PARM_DESC(fault_inject, "enable the debugfs inject file (taints the kernel)");
 
-DEFINE_STATIC_KEY_FALSE(md_inject_key);
+static uint delay_load_us;
+module_param(delay_load_us, uint, 0400);
+MODULE_PARM_DESC(delay_load_us, "with fault_inject: hold the load's window between arming the probes and making entries open this long");
+
+/*
+ * Skews and their undoing, serialised against a memcg going offline: one
+ * that saw the memcg alive is undone by the offline probe, one that comes
+ * after finds it dying and does nothing.
+ */
+static DEFINE_RAW_SPINLOCK(md_skew_lock);
 static atomic_t md_drop[MD_NR_POINTS];
 static u64 md_drop_cgid[MD_NR_POINTS];	/* 0: any memcg */
 static atomic_long_t md_miss[MD_NR_POINTS];
@@ -52,7 +67,45 @@ void md_inject_init(void)
 		return;
 	add_taint(TAINT_USER, LOCKDEP_STILL_OK);
 	pr_warn("fault injection enabled (fault_inject=1): kernel tainted\n");
+	if (md_delay_set("load", min_t(uint, delay_load_us, MD_DELAY_MAX_US)))
+		pr_warn("delay_load_us: not set\n");
 	static_branch_enable(&md_inject_key);
+}
+
+/* Apply @pages to @memcg's kernel counter on @nid, remembered in @e. */
+static void md_skew_apply(struct md_entry *e, struct mem_cgroup *memcg, int nid,
+			  long pages)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_skew_lock, flags);
+	if (!css_is_dying(&memcg->css)) {
+		md_kernel_skew(memcg, nid, pages);
+		atomic_long_add(pages, &e->injected[nid]);
+	}
+	raw_spin_unlock_irqrestore(&md_skew_lock, flags);
+}
+
+static void md_skew_undo(struct md_entry *e, struct mem_cgroup *memcg)
+{
+	unsigned long flags;
+	int nid;
+
+	raw_spin_lock_irqsave(&md_skew_lock, flags);
+	for_each_node(nid)
+		md_kernel_skew(memcg, nid, -atomic_long_xchg(&e->injected[nid], 0));
+	raw_spin_unlock_irqrestore(&md_skew_lock, flags);
+}
+
+void __md_inject_memcg_offline(struct mem_cgroup *memcg)
+{
+	struct md_entry *e;
+
+	rcu_read_lock();
+	e = md_entry_lookup(memcg);
+	if (e)
+		md_skew_undo(e, memcg);
+	rcu_read_unlock();
 }
 
 /* Probe handlers: true if this update is to be dropped. */
@@ -82,8 +135,7 @@ void __md_inject_migrated(struct mem_cgroup *memcg, int nid, long pages)
 	e = md_entry_lookup(memcg);
 	if (!e)
 		return;
-	md_kernel_skew(memcg, nid, -pages);
-	atomic_long_sub(pages, &e->injected[nid]);
+	md_skew_apply(e, memcg, nid, -pages);
 	atomic_long_add(pages, &md_replayed);
 }
 
@@ -112,20 +164,15 @@ static struct mem_cgroup *md_memcg_by_path(const char *want)
 static int md_inject_skew(struct mem_cgroup *memcg, long pages, bool undo)
 {
 	struct md_entry *e;
-	int nid;
 
 	lockdep_assert_held(&md_mutex);
 	e = md_entry_get(memcg, GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
-	if (undo) {
-		for_each_node(nid)
-			md_kernel_skew(memcg, nid, -atomic_long_xchg(&e->injected[nid], 0));
-		return 0;
-	}
-	nid = first_online_node;
-	md_kernel_skew(memcg, nid, pages);
-	atomic_long_add(pages, &e->injected[nid]);
+	if (undo)
+		md_skew_undo(e, memcg);
+	else
+		md_skew_apply(e, memcg, first_online_node, pages);
 	return 0;
 }
 
@@ -181,6 +228,26 @@ static int md_cmd_replay42(char **arg, int nargs, bool unused)
 	return 0;
 }
 
+/* delay POINT USECS */
+static int md_cmd_delay(char **arg, int nargs, bool unused)
+{
+	unsigned long us;
+
+	if (kstrtoul(arg[1], 10, &us))
+		return -EINVAL;
+	return md_delay_set(arg[0], us);
+}
+
+/* nomem NAME N */
+static int md_cmd_nomem(char **arg, int nargs, bool unused)
+{
+	long n;
+
+	if (kstrtol(arg[1], 10, &n) || n < 0 || n > MD_INJECT_MAX_N)
+		return -EINVAL;
+	return md_fail_entry_set(arg[0], n);
+}
+
 /* skew CGROUP PAGES, unskew CGROUP */
 static int md_cmd_skew(char **arg, int nargs, bool skew)
 {
@@ -209,8 +276,10 @@ static const struct md_inject_cmd {
 	int (*run)(char **arg, int nargs, bool flag);
 	bool flag;
 } md_inject_cmds[] = {
+	{ "delay",	2, 2, md_cmd_delay,	false },
 	{ "drop",	2, 3, md_cmd_drop_miss,	true },
 	{ "miss",	2, 2, md_cmd_drop_miss,	false },
+	{ "nomem",	2, 2, md_cmd_nomem,	false },
 	{ "replay42",	1, 1, md_cmd_replay42,	false },
 	{ "skew",	2, 2, md_cmd_skew,	true },
 	{ "unskew",	1, 1, md_cmd_skew,	false },
@@ -246,6 +315,7 @@ void md_inject_show(struct seq_file *m)
 	for (p = 0; p < MD_NR_POINTS; p++)
 		seq_printf(m, "point %s drop %d miss %ld\n", md_point_name(p),
 			   atomic_read(&md_drop[p]), atomic_long_read(&md_miss[p]));
+	md_faults_show(m);
 }
 
 /* Put back what skew and replay did to memcgs that are still alive. */
@@ -253,17 +323,16 @@ void md_inject_exit(void)
 {
 	struct md_entry *e;
 	struct mem_cgroup *memcg;
-	int nid;
 
 	if (!fault_inject)
 		return;
 	mutex_lock(&md_mutex);
+	md_ledger_list_fresh();		/* skewed entries not listed yet too */
 	list_for_each_entry(e, &md_entries, node) {
 		memcg = md_entry_pin(e);
 		if (!memcg)
 			continue;
-		for_each_node(nid)
-			md_kernel_skew(memcg, nid, -atomic_long_xchg(&e->injected[nid], 0));
+		md_skew_undo(e, memcg);
 		css_put(&memcg->css);
 	}
 	mutex_unlock(&md_mutex);

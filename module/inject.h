@@ -9,17 +9,18 @@
 
 #include <linux/jump_label.h>
 #include <linux/types.h>
+#include "faults.h"
 #include "points.h"
 
 struct mem_cgroup;
 struct seq_file;
 
-DECLARE_STATIC_KEY_FALSE(md_inject_key);
 bool md_inject_enabled(void);
 void md_inject_init(void);
 void md_inject_exit(void);
 bool __md_inject_drop(enum md_point p, struct mem_cgroup *memcg);
 void __md_inject_migrated(struct mem_cgroup *memcg, int nid, long pages);
+void __md_inject_memcg_offline(struct mem_cgroup *memcg);
 unsigned long md_inject_missed(enum md_point p);
 int md_inject_command(char *cmd);
 void md_inject_show(struct seq_file *m);
@@ -34,6 +35,13 @@ static inline void md_inject_migrated(struct mem_cgroup *memcg, int nid,
 {
 	if (static_branch_unlikely(&md_inject_key))
 		__md_inject_migrated(memcg, nid, pages);
+}
+
+/* A memcg going offline: its skew is undone while its stats still flush. */
+static inline void md_inject_memcg_offline(struct mem_cgroup *memcg)
+{
+	if (static_branch_unlikely(&md_inject_key))
+		__md_inject_memcg_offline(memcg);
 }
 
 #endif /* MEMCG_DIRTY_INJECT_H */

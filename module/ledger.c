@@ -18,6 +18,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include "compat.h"
+#include "faults.h"
 #include "ledger.h"
 
 const char * const md_event_names[MD_NR_EVENTS] = {
@@ -51,23 +52,22 @@ static DEFINE_PER_CPU(long, md_uncharged);
 static DEFINE_PER_CPU(long, md_lost);
 /* Every event anywhere: a global check is strict only if this stood still. */
 static DEFINE_PER_CPU(long, md_seq);
-/* The largest folio accounted so far, in pages: sizes in-flight updates. */
-static long md_max_folio = 1;
-
-static inline void md_note_folio(long pages)
-{
-	if (unlikely(abs(pages) > READ_ONCE(md_max_folio)))
-		WRITE_ONCE(md_max_folio, abs(pages));
-}
 
 /*
- * A probe fires just before (dirtied, cancelled) or just after (cleaned
- * for I/O, migrated) the kernel's own update: at any instant each CPU may
- * have one update counted by one side only.
+ * A lost event leaves only its own memcg's ledger short, but that memcg
+ * has no entry to mark.  So every loss (and every failure to give an
+ * existing memcg its entry at load) bumps md_lost_gen, and entries created
+ * while md_lost_gen != md_lost_settled start unsynced.  Once a walk has
+ * given every memcg an entry, the losses it began after are all covered
+ * (md_lost_settle()).
  */
-long md_inflight_bound(void)
+static atomic_long_t md_lost_gen;
+static long md_lost_settled;
+
+static void md_lost_event(void)
 {
-	return num_online_cpus() * READ_ONCE(md_max_folio);
+	this_cpu_add(md_lost, 1);
+	atomic_long_inc(&md_lost_gen);
 }
 
 /* Entries allocated (listed, pooled or dying): the module's memory. */
@@ -87,7 +87,6 @@ static struct md_entry *md_entry_alloc(void)
 	e->base = e->arrays;
 	e->scan = e->arrays + nr_node_ids;
 	e->injected = (atomic_long_t *)(e->arrays + 2 * nr_node_ids);
-	e->synced = true;	/* born after the load: no pages before its events */
 	e->pcpu = __alloc_percpu(struct_size(e->pcpu, dirty, nr_node_ids),
 				 __alignof__(long));
 	if (!e->pcpu) {
@@ -169,6 +168,12 @@ static struct md_entry *md_entry_take(struct mem_cgroup *memcg, bool *low)
 		md_pool_count--;
 		e->memcg = memcg;
 		e->cgid = cgroup_id(memcg->css.cgroup);
+		/*
+		 * Born after the load, every event of the memcg is seen:
+		 * synced from the start, unless some event was lost for
+		 * want of an entry and may have been this memcg's.
+		 */
+		e->synced = atomic_long_read(&md_lost_gen) == READ_ONCE(md_lost_settled);
 		hlist_add_head_rcu(&e->hash, md_bucket(memcg));
 		llist_add(&e->fresh, &md_fresh);
 	}
@@ -195,6 +200,8 @@ struct md_entry *md_entry_get(struct mem_cgroup *memcg, gfp_t gfp)
 	rcu_read_unlock();
 	if (likely(e))
 		return e;
+	if (md_fail_entry(memcg))
+		return NULL;
 	if (gfpflags_allow_blocking(gfp) && !READ_ONCE(md_pool_count))
 		md_ledger_refill();
 	e = md_entry_take(memcg, &low);
@@ -214,24 +221,86 @@ static inline struct md_entry *md_entry_lookup_or_take(struct mem_cgroup *memcg)
 	return likely(e) ? e : md_entry_get(memcg, GFP_ATOMIC);
 }
 
+/*
+ * The event is counted before the pages: a reader that sees the pages
+ * (md_entry_events_dirty()) and then an unchanged sequence
+ * (md_entry_seq()) knows no event was half done.
+ */
+void md_account_entry(struct md_entry *e, int nid, long pages, enum md_event ev)
+{
+	this_cpu_inc(md_seq);
+	this_cpu_add(e->pcpu->events[ev], abs(pages));
+	smp_wmb();		/* pairs with md_entry_quiet() */
+	this_cpu_add(e->pcpu->dirty[nid], pages);
+}
+
 void md_account(struct mem_cgroup *memcg, int nid, long pages,
 		enum md_event ev)
 {
 	struct md_entry *e;
 
-	this_cpu_inc(md_seq);
-	md_note_folio(pages);
 	if (!memcg) {
+		this_cpu_inc(md_seq);
 		md_account_uncharged(pages);
 		return;
 	}
 	e = md_entry_lookup_or_take(memcg);
 	if (unlikely(!e)) {
-		this_cpu_add(md_lost, 1);
+		this_cpu_inc(md_seq);
+		md_lost_event();
 		return;
 	}
-	this_cpu_add(e->pcpu->dirty[nid], pages);
-	this_cpu_add(e->pcpu->events[ev], abs(pages));
+	md_account_entry(e, nid, pages, ev);
+}
+
+/*
+ * The return probes count after the kernel's own update: from their entry
+ * handler to then, the two differ by @pages for a reason no sequence
+ * shows.  Strict comparisons and resync wait until no such window is open
+ * (md_entry_inflight()).  Entry handlers run with the folio locked, which
+ * keeps its memcg, and so the entry, alive until the return.  NULL (and an
+ * event lost) when the memcg has no entry to be had.
+ */
+struct md_entry *md_inflight_begin(struct mem_cgroup *memcg, long pages)
+{
+	struct md_entry *e = md_entry_lookup_or_take(memcg);
+
+	if (unlikely(!e)) {
+		md_lost_event();
+		return NULL;
+	}
+	atomic_long_add(pages, &e->inflight);
+	smp_mb__after_atomic();	/* before the kernel's update is visible */
+	return e;
+}
+
+void md_inflight_end(struct md_entry *e, long pages)
+{
+	smp_mb__before_atomic();	/* after our own count is visible */
+	atomic_long_sub(pages, &e->inflight);
+}
+
+long md_entry_inflight(struct md_entry *e)
+{
+	return atomic_long_read(&e->inflight);
+}
+
+/* A change the probes could not follow: the memcg needs a fresh resync. */
+void md_entry_unsync(struct mem_cgroup *memcg)
+{
+	struct md_entry *e;
+
+	if (!memcg)
+		return;
+	e = md_entry_lookup_or_take(memcg);
+	if (unlikely(!e)) {
+		md_lost_event();
+		return;
+	}
+	this_cpu_inc(md_seq);
+	atomic_long_inc(&e->unsyncs);	/* moves the entry's sequence */
+	smp_mb__after_atomic();		/* pairs with the resync's recheck */
+	WRITE_ONCE(e->synced, false);
 }
 
 /* Migration of a dirty folio: same memcg, possibly another node. */
@@ -244,14 +313,15 @@ void md_account_migrate(struct mem_cgroup *memcg, int from, int to, long pages)
 		return;
 	e = md_entry_lookup_or_take(memcg);
 	if (unlikely(!e)) {
-		this_cpu_add(md_lost, 1);
+		md_lost_event();
 		return;
 	}
+	this_cpu_add(e->pcpu->events[MD_MIGRATED], pages);
+	smp_wmb();		/* pairs with md_entry_quiet() */
 	if (from != to) {
 		this_cpu_sub(e->pcpu->dirty[from], pages);
 		this_cpu_add(e->pcpu->dirty[to], pages);
 	}
-	this_cpu_add(e->pcpu->events[MD_MIGRATED], pages);
 }
 
 /* v1 charge moving: the dirty pages change memcg on the same node. */
@@ -277,6 +347,7 @@ static long md_sum_cpus(long __percpu *p)
 	return sum;
 }
 
+
 /* The ledger's value: the starting point plus every event since. */
 long md_entry_dirty(struct md_entry *e, int nid)
 {
@@ -288,6 +359,37 @@ long md_entry_events_dirty(struct md_entry *e, int nid)
 	return md_sum_cpus(&e->pcpu->dirty[nid]);
 }
 
+/*
+ * md_entry_dirty() for the checks, in process context.  The sum is not one
+ * atomic read: a page dirtied on one CPU and cleaned on another while it
+ * runs can be summed as cleaned only.  Fault injection's "sum" delay holds
+ * that window open, here, where it may sleep.
+ */
+long md_entry_dirty_may_sleep(struct md_entry *e, int nid)
+{
+	long sum = READ_ONCE(e->base[nid]);
+	int cpu;
+
+	might_sleep();
+	for_each_possible_cpu(cpu) {
+		sum += *per_cpu_ptr(&e->pcpu->dirty[nid], cpu);
+		if (cpu == cpumask_first(cpu_possible_mask))
+			md_delay(MD_D_SUM);
+	}
+	return sum;
+}
+
+/*
+ * After reading pages with md_entry_events_dirty(): true if no event of
+ * @e completed, and no return probe's window was open, since @seq was
+ * read, so what was read is whole.
+ */
+bool md_entry_quiet(struct md_entry *e, long seq)
+{
+	smp_rmb();		/* pairs with md_account_entry() */
+	return md_entry_seq(e) == seq && !md_entry_inflight(e);
+}
+
 /* Moves on every event of this memcg: the quiescence test of the checks. */
 long md_entry_seq(struct md_entry *e)
 {
@@ -296,7 +398,7 @@ long md_entry_seq(struct md_entry *e)
 
 	for (ev = 0; ev < MD_NR_EVENTS; ev++)
 		seq += md_entry_event(e, ev);
-	return seq;
+	return seq + atomic_long_read(&e->unsyncs);
 }
 
 long md_entry_event(struct md_entry *e, enum md_event ev)
@@ -355,13 +457,22 @@ void md_memcg_freed(struct mem_cgroup *memcg)
 		md_memcg_changed();
 }
 
-/* Probes on memcg online/offline/free, a new entry: process context soon. */
+/*
+ * Probes on memcg online/offline/free, a new entry: process context soon.
+ * The test of md_stopping and the queueing are one RCU read-side section,
+ * so that once md_ledger_stop() returns nobody queues the work again.
+ */
 void md_memcg_changed(void)
 {
-	struct work_struct *work = READ_ONCE(md_change_work);
+	struct work_struct *work;
 
-	if (work && !READ_ONCE(md_stopping))
+	rcu_read_lock();
+	work = READ_ONCE(md_change_work);
+	if (work && !READ_ONCE(md_stopping)) {
+		md_delay(MD_D_CHANGED);
 		queue_work(system_unbound_wq, work);
+	}
+	rcu_read_unlock();
 }
 
 /* Who is told of changes: debugfs.c's upkeep of cgroups/. */
@@ -382,9 +493,12 @@ void md_ledger_list_fresh(void)
 }
 
 /*
- * At load, after the probes are armed: every memcg that exists now gets an
- * entry, unsynced, since it may have had dirty pages before the probes saw
- * them (scan.c's resync gives it a starting point).
+ * At load, once before the accounting probes are armed (so that they find
+ * entries, not an empty pool) and once after (for memcgs created in
+ * between): every memcg that exists gets an entry, unsynced, since it may
+ * have had dirty pages before the probes saw them (scan.c's resync gives it
+ * a starting point).  A memcg left without an entry counts as a loss, so
+ * that its entry starts unsynced whenever it is made.
  */
 void md_ledger_unsync_existing(void)
 {
@@ -396,9 +510,23 @@ void md_ledger_unsync_existing(void)
 		e = md_entry_get(pos, GFP_KERNEL);
 		if (e)
 			WRITE_ONCE(e->synced, false);
+		else
+			atomic_long_inc(&md_lost_gen);
 	}
 	md_ledger_list_fresh();
 	mutex_unlock(&md_mutex);
+}
+
+/* Before a walk that gives every memcg an entry: what it will settle. */
+long md_lost_gen_read(void)
+{
+	return atomic_long_read(&md_lost_gen);
+}
+
+/* After such a walk, begun at @gen, gave every memcg its entry. */
+void md_lost_settle(long gen)
+{
+	WRITE_ONCE(md_lost_settled, gen);
 }
 
 /*
@@ -412,8 +540,14 @@ struct llist_node *md_ledger_take_dead(void)
 	struct md_entry *e;
 
 	lockdep_assert_held(&md_mutex);
-	md_ledger_list_fresh();
+	/*
+	 * Dead first, then fresh: an entry goes on md_fresh before it can go
+	 * on md_dead, so every entry taken here is listed (and can be
+	 * unlisted) before it is freed, never left on md_fresh.
+	 */
 	dead = llist_reverse_order(llist_del_all(&md_dead));
+	md_delay(MD_D_RECONCILE);
+	md_ledger_list_fresh();
 	llist_for_each_entry(e, dead, dead_link)
 		list_del(&e->node);
 	return dead;
@@ -437,10 +571,11 @@ int md_ledger_init(void)
 	return md_pool_count ? 0 : -ENOMEM;
 }
 
-/* After the probes are gone: no more change work from here. */
+/* No more change work from here: md_memcg_changed() is done queueing. */
 void md_ledger_stop(void)
 {
 	WRITE_ONCE(md_stopping, true);
+	synchronize_rcu();
 }
 
 /* After debugfs is gone: nothing can reach an entry any more. */

@@ -62,6 +62,11 @@ struct md_entry {
 	bool scan_valid;		/* no event of ours during the last scan */
 	long scan_busy;			/* pages the scan found locked: not counted */
 	long seq0;			/* event sequence before the last scan */
+	/* check.c's: a sequence read before an RCU grace period */
+	long seq_ref;
+	/* pages in return probes' windows (md_inflight_begin()) */
+	atomic_long_t inflight;
+	atomic_long_t unsyncs;		/* md_entry_unsync() calls */
 	int last_verdict;		/* check.c: enum md_verdict, to log changes once */
 	/* debugfs.c's, under md_mutex */
 	struct dentry *dir;		/* cgroups/... directory, or NULL */
@@ -87,6 +92,11 @@ void md_ledger_exit(void);
 /* probe handlers: any context */
 void md_account(struct mem_cgroup *memcg, int nid, long pages,
 		enum md_event ev);
+void md_account_entry(struct md_entry *e, int nid, long pages,
+		      enum md_event ev);
+struct md_entry *md_inflight_begin(struct mem_cgroup *memcg, long pages);
+void md_inflight_end(struct md_entry *e, long pages);
+void md_entry_unsync(struct mem_cgroup *memcg);
 void md_account_migrate(struct mem_cgroup *memcg, int from, int to,
 			long pages);
 void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
@@ -104,12 +114,16 @@ void md_ledger_free_dead(struct llist_node *dead);
 
 long md_entry_dirty(struct md_entry *e, int nid);
 long md_entry_events_dirty(struct md_entry *e, int nid);
+long md_entry_dirty_may_sleep(struct md_entry *e, int nid);
 long md_entry_event(struct md_entry *e, enum md_event ev);
 long md_entry_seq(struct md_entry *e);
+long md_entry_inflight(struct md_entry *e);
+bool md_entry_quiet(struct md_entry *e, long seq);
+long md_lost_gen_read(void);
+void md_lost_settle(long gen);
 long md_uncharged_total(void);
 long md_lost_total(void);
 long md_total_seq(void);
-long md_inflight_bound(void);
 long md_entries_count(void);
 size_t md_entry_bytes(void);
 

@@ -13,6 +13,7 @@
 #include "compat.h"
 #include "debugfs.h"
 #include "events.h"
+#include "faults.h"
 #include "inject.h"
 #include "ledger.h"
 #include "probes.h"
@@ -39,10 +40,20 @@ static int __init md_init(void)
 		pr_err("cannot create /sys/kernel/debug/memcg_dirty: %d\n", ret);
 		goto out_ledger;
 	}
-	ret = md_probes_register();
+	ret = md_probes_register_free();
 	if (ret)
 		goto out_debugfs;
-	/* Every memcg that exists now may hold pages dirtied before we looked. */
+	/*
+	 * Every memcg that exists now may hold pages dirtied before we looked:
+	 * entries for all, unsynced, before the probes can ask for them (an
+	 * empty pool would lose their events), and again once the probes are
+	 * armed, for memcgs created meanwhile.
+	 */
+	md_ledger_unsync_existing();
+	ret = md_probes_register_events();
+	if (ret)
+		goto out_free_probe;
+	md_delay(MD_D_LOAD);
 	md_ledger_unsync_existing();
 	md_debugfs_reconcile();
 	md_resync_kick();
@@ -50,6 +61,13 @@ static int __init md_init(void)
 		MEMCG_DIRTY_VERSION, md_cgroup_v1() ? "v1" : "v2");
 	return 0;
 
+out_free_probe:
+	md_ledger_stop();
+	md_debugfs_stop();
+	md_debugfs_exit();
+	md_probes_unregister();
+	md_ledger_exit();
+	return ret;
 out_debugfs:
 	md_ledger_stop();
 	md_debugfs_stop();
@@ -65,6 +83,7 @@ static void __exit md_exit(void)
 	md_ledger_stop();
 	md_resync_stop();
 	md_debugfs_stop();
+	md_delay(MD_D_UNLOAD);
 	md_inject_exit();
 	md_debugfs_exit();
 	/* last: until now a freed memcg still had to mark its entry dead */

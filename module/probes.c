@@ -15,6 +15,7 @@
 #include <linux/tracepoint.h>
 #include "compat.h"
 #include "events.h"
+#include "faults.h"
 #include "inject.h"
 #include "ledger.h"
 #include "points.h"
@@ -36,6 +37,80 @@ static inline void *md_arg(struct pt_regs *regs, unsigned int n)
 	return (void *)regs_get_kernel_argument(regs, n);
 }
 
+/* A bool return value: only the low byte of the register is defined. */
+static inline bool md_ret_bool(struct pt_regs *regs)
+{
+	return (u8)regs_return_value(regs);
+}
+
+/* --- cgroup v1 charge moves in flight ------------------------------------ */
+
+/*
+ * mem_cgroup_move_account() moves a dirty folio's count under locks the
+ * return handler no longer holds: by then the folio may have been cleaned,
+ * or dirtied for the new memcg.  Every dirty-state change of a folio goes
+ * through one of our probes, so a move is certain only if none touched its
+ * folio between the move's entry and return handlers.  Moves are rare and
+ * few at a time; with no free slot a move is simply uncertain.
+ */
+#define MD_MOVES_MAX	8
+
+static struct md_move_slot {
+	struct folio *folio;
+	bool disturbed;
+} md_moves[MD_MOVES_MAX];
+static DEFINE_RAW_SPINLOCK(md_moves_lock);
+static atomic_t md_moves_active;
+
+static int md_move_track(struct folio *folio)
+{
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&md_moves_lock, flags);
+	for (i = 0; i < MD_MOVES_MAX; i++) {
+		if (!md_moves[i].folio) {
+			md_moves[i].folio = folio;
+			md_moves[i].disturbed = false;
+			atomic_inc(&md_moves_active);
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&md_moves_lock, flags);
+	return i < MD_MOVES_MAX ? i : -1;
+}
+
+/* True if nothing touched the folio's dirty state while it was tracked. */
+static bool md_move_untrack(int slot)
+{
+	unsigned long flags;
+	bool certain;
+
+	if (slot < 0)
+		return false;
+	raw_spin_lock_irqsave(&md_moves_lock, flags);
+	certain = !md_moves[slot].disturbed;
+	md_moves[slot].folio = NULL;
+	atomic_dec(&md_moves_active);
+	raw_spin_unlock_irqrestore(&md_moves_lock, flags);
+	return certain;
+}
+
+/* Called by every probe that sees a folio's dirty state change. */
+static inline void md_move_touch(struct folio *folio)
+{
+	unsigned long flags;
+	int i;
+
+	if (likely(!atomic_read(&md_moves_active)))
+		return;
+	raw_spin_lock_irqsave(&md_moves_lock, flags);
+	for (i = 0; i < MD_MOVES_MAX; i++)
+		if (md_moves[i].folio == folio)
+			md_moves[i].disturbed = true;
+	raw_spin_unlock_irqrestore(&md_moves_lock, flags);
+}
+
 /* --- became dirty ------------------------------------------------------ */
 
 /*
@@ -51,6 +126,7 @@ static void md_tp_dirtied(void *data, struct folio *folio,
 	md_hit(MD_P_DIRTIED);
 	if (!md_mapping_accounts_dirty(mapping))
 		return;
+	md_move_touch(folio);
 	memcg = folio_memcg(folio);
 	if (md_inject_drop(MD_P_DIRTIED, memcg))
 		return;
@@ -81,6 +157,8 @@ static int md_kp_mark_dirty(struct kprobe *p, struct pt_regs *regs)
 
 struct md_clear_io_data {
 	struct folio *folio;
+	struct md_entry *e;	/* NULL: uncharged, or the event is lost */
+	long pages;
 	bool accounts;
 };
 
@@ -88,26 +166,46 @@ struct md_clear_io_data {
  * folio_clear_dirty_for_io() returns true both when it cleared an accounted
  * folio and when it cleared one on a mapping without writeback: decide at
  * entry which case this is.  The folio is locked throughout, so its mapping,
- * memcg and node cannot change before the return handler runs.
+ * memcg and node cannot change before the return handler runs.  The kernel
+ * decrements before we count, and may sleep in between: the window is
+ * marked in flight on the memcg's entry.
  */
 static int md_clear_io_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_clear_io_data *d = (void *)ri->data;
+	struct mem_cgroup *memcg;
 
 	d->folio = md_arg(regs, 0);
+	d->e = NULL;
 	d->accounts = md_mapping_accounts_dirty(folio_mapping(d->folio));
+	if (!d->accounts)
+		return 0;
+	md_move_touch(d->folio);
+	memcg = folio_memcg(d->folio);
+	d->pages = folio_nr_pages(d->folio);
+	if (memcg)
+		d->e = md_inflight_begin(memcg, d->pages);
 	return 0;
 }
 
 static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_clear_io_data *d = (void *)ri->data;
+	struct mem_cgroup *memcg = folio_memcg(d->folio);
 
 	md_hit(MD_P_CLEANED_IO);
-	if (d->accounts && regs_return_value(regs) &&
-	    !md_inject_drop(MD_P_CLEANED_IO, folio_memcg(d->folio)))
-		md_account(folio_memcg(d->folio), folio_nid(d->folio),
-			   -folio_nr_pages(d->folio), MD_CLEANED_IO);
+	if (!d->accounts)
+		return 0;
+	md_delay(MD_D_CLEANED_IO);
+	if (!md_ret_bool(regs) || md_inject_drop(MD_P_CLEANED_IO, memcg))
+		goto out;
+	if (d->e)
+		md_account_entry(d->e, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
+	else if (!memcg)
+		md_account(NULL, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
+out:
+	if (d->e)
+		md_inflight_end(d->e, d->pages);
 	return 0;
 }
 
@@ -123,6 +221,7 @@ static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 	struct folio *folio = md_arg(regs, 0);
 
 	md_hit(MD_P_CANCELLED);
+	md_move_touch(folio);
 	if (md_inject_drop(MD_P_CANCELLED, folio_memcg(folio)))
 		return 0;
 	md_account(folio_memcg(folio), folio_nid(folio),
@@ -136,15 +235,28 @@ static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 struct md_migrate_data {
 	struct address_space *mapping;
 	struct folio *dst, *src;
+	struct md_entry *e;	/* the window in flight, or NULL */
+	long pages;
 };
 
+/*
+ * The kernel moves a dirty folio's count between nodes before we see the
+ * return: in flight meanwhile.  The source folio is locked throughout.
+ */
 static int md_migrate_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_migrate_data *d = (void *)ri->data;
+	struct mem_cgroup *memcg;
 
 	d->mapping = md_arg(regs, 0);
 	d->dst = md_arg(regs, 1);
 	d->src = md_arg(regs, 2);
+	d->e = NULL;
+	memcg = folio_memcg(d->src);
+	if (memcg && md_mapping_accounts_dirty(d->mapping)) {
+		d->pages = folio_nr_pages(d->src);
+		d->e = md_inflight_begin(memcg, d->pages);
+	}
 	return 0;
 }
 
@@ -161,13 +273,16 @@ static int md_migrate_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	md_hit(MD_P_MIGRATED);
 	if (regs_return_value(regs) != MIGRATEPAGE_SUCCESS ||
 	    !md_mapping_accounts_dirty(d->mapping) || !folio_test_dirty(d->dst))
-		return 0;
+		goto out;
 	if (md_inject_drop(MD_P_MIGRATED, folio_memcg(d->src)))
-		return 0;
+		goto out;
 	md_account_migrate(folio_memcg(d->src), folio_nid(d->src),
 			   folio_nid(d->dst), folio_nr_pages(d->src));
 	md_inject_migrated(folio_memcg(d->src), folio_nid(d->dst),
 			   folio_nr_pages(d->src));
+out:
+	if (d->e)
+		md_inflight_end(d->e, d->pages);
 	return 0;
 }
 
@@ -177,16 +292,34 @@ struct md_move_data {
 	struct page *page;
 	bool compound;
 	struct mem_cgroup *from, *to;
+	struct md_entry *from_e, *to_e;	/* windows in flight, or NULL */
+	long pages;
+	int slot;			/* md_moves[], or -1 */
 };
 
+/*
+ * Both memcgs are pinned by the caller (mem_cgroup_move_charge()) for the
+ * whole call, so their entries outlive the window.
+ */
 static int md_move_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_move_data *d = (void *)ri->data;
+	struct folio *folio;
 
 	d->page = md_arg(regs, 0);
 	d->compound = (unsigned long)md_arg(regs, 1) & 1;
 	d->from = md_arg(regs, 2);
 	d->to = md_arg(regs, 3);
+	folio = page_folio(d->page);
+	d->pages = d->compound ? folio_nr_pages(folio) : 1;
+	d->slot = -1;
+	d->from_e = NULL;
+	d->to_e = NULL;
+	if (folio_test_anon(folio))
+		return 0;
+	d->slot = md_move_track(folio);
+	d->from_e = md_inflight_begin(d->from, d->pages);
+	d->to_e = md_inflight_begin(d->to, d->pages);
 	return 0;
 }
 
@@ -194,15 +327,27 @@ static int md_move_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_move_data *d = (void *)ri->data;
 	struct folio *folio = page_folio(d->page);
+	bool certain;
 
 	md_hit(MD_P_MOVED);
+	md_delay(MD_D_MOVED);
+	certain = md_move_untrack(d->slot);
 	if (regs_return_value(regs) || folio_test_anon(folio) ||
-	    !folio_test_dirty(folio) ||
 	    !md_mapping_accounts_dirty(folio_mapping(folio)) ||
 	    md_inject_drop(MD_P_MOVED, d->from))
-		return 0;
-	md_account_move(d->from, d->to, folio_nid(folio),
-			d->compound ? folio_nr_pages(folio) : 1);
+		goto out;
+	if (!certain) {
+		/* its dirty state changed around the move: do not guess */
+		md_entry_unsync(d->from);
+		md_entry_unsync(d->to);
+	} else if (folio_test_dirty(folio)) {
+		md_account_move(d->from, d->to, folio_nid(folio), d->pages);
+	}
+out:
+	if (d->from_e)
+		md_inflight_end(d->from_e, d->pages);
+	if (d->to_e)
+		md_inflight_end(d->to_e, d->pages);
 	return 0;
 }
 
@@ -217,7 +362,10 @@ static int md_kp_online(struct kprobe *p, struct pt_regs *regs)
 
 static int md_kp_offline(struct kprobe *p, struct pt_regs *regs)
 {
+	struct cgroup_subsys_state *css = md_arg(regs, 0);
+
 	md_hit(MD_P_OFFLINE);
+	md_inject_memcg_offline(mem_cgroup_from_css(css));
 	md_memcg_changed();
 	return 0;
 }
@@ -386,34 +534,58 @@ static void md_detach(struct md_probe *p)
 	p->used = NULL;
 }
 
-int md_probes_register(void)
+/* The first candidate that attaches; 0, or the error of a required point. */
+static int md_probe_register(struct md_probe *p)
 {
 	const struct md_variant *v;
+
+	p->err = -ENOENT;
+	for (v = p->variants; v->symbol; v++) {
+		if (fail_probe && !strcmp(fail_probe, md_probe_point(p)))
+			continue;
+		p->err = md_attach(p, v);
+		if (p->err != -ENOENT)
+			break;
+	}
+	if (!p->err) {
+		p->used = v;
+		return 0;
+	}
+	if (p->required) {
+		pr_err("required probe point %s could not attach (%s): %d\n",
+		       md_probe_point(p), v->symbol ?: p->variants[0].symbol, p->err);
+		return p->err;
+	}
+	pr_info("optional probe point %s not attached: %d\n", md_probe_point(p), p->err);
+	return 0;
+}
+
+/*
+ * memcg_free first, before anything can make an entry: an entry of a
+ * memcg freed unheard of would stay hashed, for a new memcg at the same
+ * address to inherit.
+ */
+int md_probes_register_free(void)
+{
+	return md_probe_register(&md_probes[MD_P_FREE]);
+}
+
+int md_probes_register_events(void)
+{
 	struct md_probe *p;
 	int ret;
 
 	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++) {
-		p->err = -ENOENT;
-		for (v = p->variants; v->symbol; v++) {
-			if (fail_probe && !strcmp(fail_probe, md_probe_point(p)))
-				continue;
-			p->err = md_attach(p, v);
-			if (p->err != -ENOENT)
-				break;
-		}
-		if (!p->err) {
-			p->used = v;
+		if (p == &md_probes[MD_P_FREE])
 			continue;
-		}
-		if (p->required) {
-			pr_err("required probe point %s could not attach (%s): %d\n",
-			       md_probe_point(p), v->symbol ?: p->variants[0].symbol, p->err);
-			ret = p->err;
-			md_probes_unregister();
+		ret = md_probe_register(p);
+		if (ret) {
+			md_probes_unregister_events();
 			return ret;
 		}
-		pr_info("optional probe point %s not attached: %d\n", md_probe_point(p), p->err);
 	}
+	if (md_probes_blind())
+		pr_warn("cgroup v1 charge moving cannot be followed (moved not attached): every verdict is untrusted\n");
 	return 0;
 }
 
@@ -464,6 +636,21 @@ void md_probes_log_missed(void)
 		md_anomaly(MD_A_PROBE_MISSED, 0, -1, md_point_name(i), 0, 0, 0, 0, missed);
 	}
 	spin_unlock(&lock);
+}
+
+/*
+ * On a cgroup v1 hierarchy of a kernel that can move charges, pages change
+ * memcg unseen without the moved probe.
+ */
+bool md_probes_blind(void)
+{
+	return MD_KERNEL_HAS_MEMCG_V1 && md_cgroup_v1() && !md_probes[MD_P_MOVED].used;
+}
+
+/* No verdict can be trusted: hits were missed, or changes go unseen. */
+bool md_probes_untrusted(void)
+{
+	return md_probes_missed() || md_probes_blind();
 }
 
 unsigned long md_probes_missed(void)

@@ -12,12 +12,55 @@
 #include <linux/memory_hotplug.h>
 #include <linux/mmzone.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "compat.h"
+#include "faults.h"
 #include "ledger.h"
 #include "scan.h"
 
 struct md_scan_info md_last_scan;
+
+/*
+ * Whether an unlocked folio may be a dirty-accounted one, read without the
+ * folio lock: shmem (swap-backed) never is; otherwise its mapping, which
+ * an RCU reader may follow (inodes are freed after a grace period), says.
+ */
+static bool md_scan_may_account(struct folio *folio)
+{
+	struct address_space *mapping;
+
+	if (folio_test_swapbacked(folio))
+		return false;
+	mapping = READ_ONCE(folio->mapping);
+	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS))
+		return false;
+	return md_mapping_accounts_dirty(mapping);
+}
+
+/*
+ * A dirty folio the scan cannot look at closely: locked by someone (a
+ * writer between write_begin and write_end, writeback starting) or frozen
+ * (a large folio being split).  Its state is in flux, so the scan is only a
+ * lower bound for its memcg.  The memcg is read unlocked, only to find the
+ * entry, never followed.  Folios that cannot be dirty-accounted (tmpfs)
+ * are left out: they would keep their memcg "busy" for good.
+ */
+static void md_scan_busy(struct folio *folio, struct md_scan_info *info)
+{
+	struct mem_cgroup *memcg;
+	struct md_entry *e;
+	long nr;
+
+	if (!md_scan_may_account(folio))
+		return;
+	nr = folio_nr_pages(folio);
+	info->busy += nr;
+	memcg = folio_memcg(folio);
+	e = memcg ? md_entry_lookup(memcg) : NULL;
+	if (e)
+		e->scan_busy += nr;
+}
 
 /*
  * Count one candidate.  A reference keeps the folio from being freed and a
@@ -36,23 +79,17 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 	/* unlocked pre-filter: most pages are not dirty file pages */
 	if (PageTail(page) || !folio_test_dirty(folio) || folio_test_anon(folio))
 		return 0;
-	if (!folio_try_get(folio))
+	if (!folio_try_get(folio)) {
+		/* frozen for a split, or being freed: either way in flux */
+		if (folio_ref_count(folio) == 0 && folio_test_large(folio) &&
+		    folio_test_dirty(folio))
+			md_scan_busy(folio, info);
 		return 0;
+	}
 	if (unlikely(page_folio(page) != folio))
 		goto put;
 	if (!folio_trylock(folio)) {
-		/*
-		 * Someone holds it (a writer between write_begin and
-		 * write_end, writeback starting): its state is in flux, so
-		 * the scan is only a lower bound for its memcg.  The memcg
-		 * is read unlocked, only to find the entry, never followed.
-		 */
-		nr = folio_nr_pages(folio);
-		info->busy += nr;
-		memcg = folio_memcg(folio);
-		e = memcg ? md_entry_lookup(memcg) : NULL;
-		if (e)
-			e->scan_busy += nr;
+		md_scan_busy(folio, info);
 		goto put;
 	}
 	nr = folio_nr_pages(folio);
@@ -108,7 +145,20 @@ static void md_scan_node(int nid, struct md_scan_info *info)
 	}
 }
 
-/* Fills entry->scan[] for every listed entry. */
+/*
+ * Fills entry->scan[] for every listed entry, and tells for which the scan
+ * is exact (scan_valid): no event of theirs completed while it ran, and no
+ * return probe's window was open at either end.
+ *
+ * The dirtied and cancelled probes fire inside the RCU read-side section
+ * (i_pages lock, folio_memcg_lock(), unlocked_inode_to_wb_begin()) in
+ * which the kernel flips PG_dirty and updates its own counter.  A grace
+ * period after taking each entry's sequence ends every such update begun
+ * before; one after the pass ends every update whose PG_dirty the pass saw.
+ * So an update half done at either end shows as a moved sequence, never as
+ * a page counted by one view only.  Each sequence taken here also serves
+ * check.c as a reference taken before a grace period (seq_ref).
+ */
 void md_scan(void)
 {
 	struct md_scan_info info = { };
@@ -122,7 +172,10 @@ void md_scan(void)
 		memset(e->scan, 0, nr_node_ids * sizeof(*e->scan));
 		e->scan_busy = 0;
 		e->seq0 = md_entry_seq(e);
+		e->seq_ref = e->seq0;
+		e->scan_valid = !md_entry_inflight(e);
 	}
+	synchronize_rcu();
 
 	start = ktime_get_ns();
 	rcu_read_lock();
@@ -130,40 +183,59 @@ void md_scan(void)
 		md_scan_node(nid, &info);
 	rcu_read_unlock();
 	info.duration_ns = ktime_get_ns() - start;
+	synchronize_rcu();
 	info.when_ns = ktime_get_ns();
 	info.count = md_last_scan.count + 1;
 	md_ledger_list_fresh();	/* entries the scan took from the pool */
 	list_for_each_entry(e, &md_entries, node)
-		e->scan_valid = md_entry_seq(e) == e->seq0;
+		e->scan_valid = e->scan_valid && md_entry_quiet(e, e->seq0);
 	md_last_scan = info;
 }
 
 /*
  * Give unsynced entries a starting point: scan, and where the memcg had no
- * event at all while the scan ran (its event sequence did not move), its
- * pages were still and the scan is its true dirty count, so
- * base = scan - ledger.  Returns how many entries remain unsynced.
+ * event at all from the start of the scan until its events are read (its
+ * event sequence did not move, no return probe's window open), its pages
+ * were still and the scan is its true dirty count, so
+ * base = scan - events.  Returns how many entries remain unsynced.
  */
 int md_resync(void)
 {
 	struct md_entry *e;
 	int nid, left = 0;
+	long *events;
 
+	events = kmalloc_array(nr_node_ids, sizeof(*events), GFP_KERNEL);
+	if (!events)
+		return -ENOMEM;
 	mutex_lock(&md_mutex);
 	md_scan();
+	md_delay(MD_D_RESYNC);
 	list_for_each_entry(e, &md_entries, node) {
-		if (READ_ONCE(e->dead) || e->synced)
+		if (READ_ONCE(e->dead) || READ_ONCE(e->synced))
 			continue;
 		if (!e->scan_valid || e->scan_busy) {
 			left++;
 			continue;
 		}
 		for_each_node(nid)
-			WRITE_ONCE(e->base[nid],
-				   e->scan[nid] - md_entry_events_dirty(e, nid));
+			events[nid] = md_entry_events_dirty(e, nid);
+		/* an event since the scan began would be in events, not scan */
+		if (!md_entry_quiet(e, e->seq0)) {
+			left++;
+			continue;
+		}
+		for_each_node(nid)
+			WRITE_ONCE(e->base[nid], e->scan[nid] - events[nid]);
 		WRITE_ONCE(e->synced, true);
+		smp_mb();	/* pairs with md_entry_unsync() */
+		if (!md_entry_quiet(e, e->seq0)) {
+			WRITE_ONCE(e->synced, false);
+			left++;
+		}
 	}
 	mutex_unlock(&md_mutex);
+	kfree(events);
 	return left;
 }
 
@@ -182,7 +254,7 @@ static bool md_resync_stopping;
 
 static void md_resync_fn(struct work_struct *work)
 {
-	if (!md_resync()) {
+	if (md_resync() == 0) {
 		md_resync_delay = 1;
 		return;
 	}

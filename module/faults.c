@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault injection below the ledger (see faults.h).  A delay point in
+ * atomic context spins, one in process context sleeps; the table says
+ * which.  Each point counts the delays it served, so a test can tell that
+ * it opened the window it meant to.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/cgroup.h>
+#include <linux/delay.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include "compat.h"
+#include "faults.h"
+
+DEFINE_STATIC_KEY_FALSE(md_inject_key);
+
+static const struct {
+	const char *name;
+	bool atomic;		/* may run where sleeping is not allowed */
+} md_delay_points[MD_NR_DELAYS] = {
+	[MD_D_CHANGED]		= { "changed",		true },
+	[MD_D_RECONCILE]	= { "reconcile",	false },
+	[MD_D_RESYNC]		= { "resync",		false },
+	[MD_D_CLEANED_IO]	= { "cleaned_io",	true },
+	[MD_D_MOVED]		= { "moved",		true },
+	[MD_D_SUM]		= { "sum",		false },
+	[MD_D_LOAD]		= { "load",		false },
+	[MD_D_UNLOAD]		= { "unload",		false },
+};
+
+static unsigned long md_delay_us[MD_NR_DELAYS];
+static atomic_long_t md_delay_hits[MD_NR_DELAYS];
+
+void __md_delay(enum md_delay_point p)
+{
+	unsigned long us = READ_ONCE(md_delay_us[p]);
+
+	if (!us)
+		return;
+	atomic_long_inc(&md_delay_hits[p]);
+	if (md_delay_points[p].atomic)
+		mdelay(DIV_ROUND_UP(us, 1000));
+	else
+		fsleep(us);
+}
+
+int md_delay_set(const char *point, unsigned long usecs)
+{
+	int p;
+
+	if (usecs > MD_DELAY_MAX_US)
+		return -EINVAL;
+	for (p = 0; p < MD_NR_DELAYS; p++) {
+		if (!strcmp(point, md_delay_points[p].name)) {
+			WRITE_ONCE(md_delay_us[p], usecs);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/*
+ * Entry creation fails for memcgs whose cgroup has this name (its last
+ * path component), so that a test can take one memcg's entry away, even
+ * one that does not exist yet.
+ */
+static DEFINE_RAW_SPINLOCK(md_fail_lock);
+static char md_fail_name[NAME_MAX + 1];
+static long md_fail_left;
+
+bool __md_fail_entry(struct mem_cgroup *memcg)
+{
+	unsigned long flags;
+	bool fail = false;
+
+	if (!READ_ONCE(md_fail_left))
+		return false;
+	raw_spin_lock_irqsave(&md_fail_lock, flags);
+	if (md_fail_left && !strcmp(md_memcg_name(memcg), md_fail_name)) {
+		md_fail_left--;
+		fail = true;
+	}
+	raw_spin_unlock_irqrestore(&md_fail_lock, flags);
+	return fail;
+}
+
+/* The next @n entry creations for cgroups named @name fail; 0 stops it. */
+int md_fail_entry_set(const char *name, long n)
+{
+	unsigned long flags;
+
+	if (!*name || strlen(name) > NAME_MAX || strchr(name, '/') || n < 0)
+		return -EINVAL;
+	raw_spin_lock_irqsave(&md_fail_lock, flags);
+	strscpy(md_fail_name, name, sizeof(md_fail_name));
+	WRITE_ONCE(md_fail_left, n);
+	raw_spin_unlock_irqrestore(&md_fail_lock, flags);
+	return 0;
+}
+
+void md_faults_show(struct seq_file *m)
+{
+	int p;
+
+	for (p = 0; p < MD_NR_DELAYS; p++)
+		seq_printf(m, "delay %s %lu hits %ld\n", md_delay_points[p].name,
+			   READ_ONCE(md_delay_us[p]), atomic_long_read(&md_delay_hits[p]));
+	seq_printf(m, "nomem %s %ld\n", md_fail_name[0] ? md_fail_name : "-",
+		   READ_ONCE(md_fail_left));
+}

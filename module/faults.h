@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Fault injection's hooks in the lower layers: delay points that hold a
+ * race window open on purpose, and entry creations that fail as if memory
+ * were short.  Set from debugfs "inject" (inject.c) and free when fault
+ * injection is off: a patched-out branch.
+ */
+#ifndef MEMCG_DIRTY_FAULTS_H
+#define MEMCG_DIRTY_FAULTS_H
+
+#include <linux/jump_label.h>
+#include <linux/types.h>
+
+struct mem_cgroup;
+struct seq_file;
+
+/* Where a delay can be put, each inside the window it holds open. */
+enum md_delay_point {
+	MD_D_CHANGED,		/* between md_stopping's test and queue_work */
+	MD_D_RECONCILE,		/* between the two halves of taking dead entries */
+	MD_D_RESYNC,		/* between a resync's scan and its bases */
+	MD_D_CLEANED_IO,	/* cleaned_io's return handler, before it counts */
+	MD_D_MOVED,		/* moved's return handler, before it counts */
+	MD_D_SUM,		/* a check's ledger sum, after the first CPU's share */
+	MD_D_LOAD,		/* load: between arming the probes and the entries */
+	MD_D_UNLOAD,		/* unload: before undoing fault injection */
+	MD_NR_DELAYS,
+};
+
+#define MD_DELAY_MAX_US	2000000
+
+DECLARE_STATIC_KEY_FALSE(md_inject_key);
+
+void __md_delay(enum md_delay_point p);
+bool __md_fail_entry(struct mem_cgroup *memcg);
+int md_delay_set(const char *point, unsigned long usecs);
+int md_fail_entry_set(const char *name, long n);
+void md_faults_show(struct seq_file *m);
+
+/* Spin (atomic points) or sleep (process context) for the set delay. */
+static inline void md_delay(enum md_delay_point p)
+{
+	if (static_branch_unlikely(&md_inject_key))
+		__md_delay(p);
+}
+
+/* True if creating @memcg's entry is to fail now. */
+static inline bool md_fail_entry(struct mem_cgroup *memcg)
+{
+	return static_branch_unlikely(&md_inject_key) && __md_fail_entry(memcg);
+}
+
+#endif /* MEMCG_DIRTY_FAULTS_H */
