@@ -314,3 +314,35 @@ md_reload() {
 	md_unload || return 1
 	md_load "$@"
 }
+
+# md_load_inject [PARAM=VALUE...]: the module loaded afresh with fault
+# injection (which taints the kernel); unload it with md_unload when done.
+md_load_inject() {
+	md_unload || return 1
+	md_load fault_inject=1 "$@" && [ -e "$MD/inject" ]
+}
+
+# md_inject COMMAND...: one fault-injection command.
+md_inject() {
+	echo "$*" > "$MD/inject"
+}
+
+# md_delay_hits POINT: how often a delay point has held its window open.
+md_delay_hits() {
+	awk -v p="$1" '$1 == "delay" && $2 == p { print $5 }' "$MD/inject"
+}
+
+# md_memstat CGROUP KEY: a value of the kernel's memory.stat (v2).
+md_memstat() {
+	awk -v k="$2" '$1 == k { print $2 }' "$CG/$1/memory.stat"
+}
+
+# md_wait_gone CGROUP_ID: until the summary no longer lists the id (freed).
+md_wait_gone() {
+	i=0
+	while awk -v id="$1" '$1 == id { f = 1 } END { exit !f }' "$MD/summary" && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	! awk -v id="$1" '$1 == id { f = 1 } END { exit !f }' "$MD/summary"
+}

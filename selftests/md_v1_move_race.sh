@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# cgroup v1 charge moving, two defects.  (1) The moved probe read the
+# folio's dirty flag after mem_cgroup_move_account() had unlocked it: a
+# folio cleaned in between was a missed move, and the new memcg later
+# underflowed.  A delay point holds each return handler 200 ms while
+# writeback cleans the pages being moved; the probe must leave both memcgs
+# unsynced rather than guess, and after a resync everything agrees.  (2)
+# Without the moved probe attached, moves go unseen: verdicts must say
+# untrusted.
+. ./lib.sh
+md_require_root
+md_require_debugfs
+md_require_disk
+md_require_ko
+[ "$MD_CGV" = 1 ] || md_skip_all "needs the v1 memory hierarchy (in the VM: selftests/vm/run --cgroup v1)"
+N=16
+W=$MD_WORK
+md_load_inject || md_skip_all "cannot load memcg_dirty with fault_inject=1"
+[ "$(awk '$1 == "moved" { print $4 }' "$MD/probes")" = attached ] ||
+	md_skip_all "this kernel has no mem_cgroup_move_account to probe"
+md_mkcg md_mr_a md_mr_b
+md_wait_dir md_mr_a
+md_wait_dir md_mr_b
+echo 3 > "$CG/md_mr_b/memory.move_charge_at_immigrate"
+sync
+md_hold_writeback
+mkfifo "$W/ready"
+sh -c 'echo $$ > "$0/cgroup.procs" && exec mdfile mapwait "$1" "$2" 30' "$CG/md_mr_a" "$W/f" $N > "$W/ready" &
+pid=$!
+read -r line < "$W/ready"
+md_eq "the task mapped and dirtied its pages" mapped "$line"
+md_inject delay moved 200000
+echo $pid > "$CG/md_mr_b/cgroup.procs" &
+mover=$!
+sleep 0.3
+sync -d "$W/f"		# cleans the pages while their moves are held
+wait $mover
+md_inject delay moved 0
+md_check "the moves were held ($(md_delay_hits moved))" test "$(md_delay_hits moved)" -ge $N
+kill $pid
+wait $pid 2> /dev/null
+md_release_writeback
+sync
+for c in md_mr_a md_mr_b; do
+	md_check "$c syncs" md_wait_synced $c
+	md_eq "$c: ok, ledger = kernel = 0" "ok 0 0" "$(md_chk $c verdict) $(md_stat $c dirty) $(md_stat $c kernel_dirty)"
+done
+md_check "no underflow logged" sh -c "! awk '\$5 ~ /underflow|negative/' $MD/events | grep -q ."
+md_check "reload without the moved probe" md_reload fail_probe=moved
+md_eq "moved not attached: verdicts say untrusted" untrusted "$(md_chk md_mr_a verdict)"
+rm -rf "$W"
+md_rmcg md_mr_a md_mr_b
+md_check "rmmod" md_unload
+md_finish
