@@ -6,7 +6,7 @@
 # delay point holds each return handler 1 s while writeback cleans 8 pages
 # (so that a check's scan and reads fall inside one window); checks taken
 # meanwhile must never say mismatch (nor underflow), and once writeback is
-# done all three views agree at 0.
+# done all three views agree.
 . ./lib.sh
 md_require_writers
 md_require_ko
@@ -16,13 +16,18 @@ md_mkcg md_rc
 md_wait_dir md_rc
 sync
 md_hold_writeback
-md_in_cg md_rc mdfile write "$W/f" 8
+# ext4 sometimes writes a fresh file back at once: write until pages stay
+i=0
+while [ $i -lt 5 ]; do
+	md_in_cg md_rc mdfile write "$W/f$i" 8
+	i=$((i + 1))
+	[ "$(md_stat md_rc dirty)" -ge 4 ] && break
+done
 v=$(awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"] == v["ledger"], v["ledger"] }' "$MD/cgroups/md_rc/check")
-# (ext4 may write one back at once: how many stay dirty varies)
-md_check "md_rc: dirty pages, check ok ($v)" test "${v% *}" = "ok 1" -a "${v##* }" -ge 1
+md_check "md_rc: dirty pages, check ok ($v)" test "${v% *}" = "ok 1" -a "${v##* }" -ge 4
 pages=${v##* }
 md_inject delay cleaned_io 1000000
-md_in_cg md_rc sync -d "$W/f" &
+md_in_cg md_rc sh -c "for f in $W/f*; do sync -d \$f; done" &
 syncer=$!
 bad=0 n=0 inwin=0
 while md_running $syncer; do
@@ -39,8 +44,8 @@ md_diag "$n checks during writeback, $inwin saw kernel != ledger"
 md_check "the return handlers were held ($(md_delay_hits cleaned_io))" test "$(md_delay_hits cleaned_io)" -ge "$pages"
 md_check "checks ran while the windows were open" test $n -ge 2
 md_eq "no check said mismatch or underflow" 0 $bad
-md_eq "after writeback: ok, kernel = ledger = scan = 0" "ok 0 0 0" \
-	"$(awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"], v["ledger"], v["scan"] }' "$MD/cgroups/md_rc/check")"
+md_eq "after writeback: ok, kernel = ledger = scan" "ok 1 1" \
+	"$(awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"] == v["ledger"], v["ledger"] == v["scan"] }' "$MD/cgroups/md_rc/check")"
 md_release_writeback
 rm -rf "$W"
 md_rmcg md_rc

@@ -3,7 +3,8 @@
 # xfs caches files in large folios (6.1): the ledger counts pages, not folios.
 # A file read back through readahead (large folios) and then overwritten
 # through a shared mapping dirties whole folios; ledger and kernel must both
-# say one count per page.
+# say one count per page.  Migration of those dirty folios, and truncation,
+# reach the migrated and cancelled probes.
 . ./lib.sh
 md_require_root
 md_require_debugfs
@@ -35,6 +36,19 @@ fi
 md_check "ledger equals kernel after dirtying large folios" md_agree md_xfs
 md_eq "every page of the file counted dirty" "$N $N" "$(md_stat md_xfs dirty) $(md_stat md_xfs kernel_dirty)"
 md_eq "dirtied counts pages" "$N" "$(($(md_stat md_xfs dirtied) - d0))"
+# xfs migrates through filemap_migrate_folio(), not ext4's buffer path
+# (md_numa): both must reach the migrated probe, whatever the compiler
+# inlined in this kernel.
+if [ -d /sys/devices/system/node/node1 ]; then
+	m0=$(md_stat md_xfs migrated)
+	to=$(( $(mdfile nodes "$W/f" | sed -n 's/^node\([0-9]*\)=.*/\1/p' | head -n 1) == 0 ? 1 : 0 ))
+	moved=$(mdfile migrate "$W/f" $to | awk '{ print $2 }')
+	md_check "xfs: move_pages migrated dirty pages ($moved), migrated +$(($(md_stat md_xfs migrated) - m0))" \
+		test "$moved" -gt 0 -a "$(md_stat md_xfs migrated)" -gt "$m0"
+	md_check "xfs: ledger equals kernel per node after migration" md_agree md_xfs
+else
+	md_skip "xfs: migration reaches the probe" "one NUMA node"
+fi
 md_in_cg md_xfs truncate -s $((N * 2048)) "$W/f"
 md_check "truncate of half: ledger equals kernel" md_agree md_xfs
 md_release_writeback
