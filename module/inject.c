@@ -11,9 +11,10 @@
  *   replay42 on|off     each migration of a dirty folio also applies the 4.2
  *                       bug's net effect: a memcg decrement without increment
  *   delay POINT USECS   hold a race window open (faults.h lists the points;
- *                       0 turns it off); "load" is set by delay_load_us
+ *                       0 turns it off); the delay parameter sets one at load
  *   nomem NAME N        the next N entry creations for cgroups named NAME
  *                       fail as if memory were short (0 turns it off)
+ *   hold PATH MSECS     keep PATH's first cached folio locked that long
  * CGROUP is a path in the memory hierarchy ("/" for the root).  The kernel's
  * counters are put back as they were: on unload for memcgs still alive,
  * and when a memcg goes offline (before its stats are flushed into its
@@ -23,7 +24,9 @@
 
 #include <linux/atomic.h>
 #include <linux/jump_label.h>
+#include <linux/delay.h>
 #include <linux/moduleparam.h>
+#include <linux/namei.h>
 #include <linux/nodemask.h>
 #include <linux/panic.h>
 #include <linux/seq_file.h>
@@ -37,9 +40,9 @@ static bool fault_inject;
 module_param(fault_inject, bool, 0400);
 MODULE_PARM_DESC(fault_inject, "enable the debugfs inject file (taints the kernel)");
 
-static uint delay_load_us;
-module_param(delay_load_us, uint, 0400);
-MODULE_PARM_DESC(delay_load_us, "with fault_inject: hold the load's window between arming the probes and making entries open this long");
+static char *delay;
+module_param(delay, charp, 0400);
+MODULE_PARM_DESC(delay, "with fault_inject: POINT:USECS, a delay point set from the load on (e.g. load:500000)");
 
 /*
  * Skews and their undoing, serialised against a memcg going offline: one
@@ -61,14 +64,32 @@ bool md_inject_enabled(void)
 	return fault_inject;
 }
 
+/* The delay parameter, POINT:USECS: windows that open before inject exists. */
+static void md_inject_delay_param(void)
+{
+	char point[16];
+	unsigned long us;
+	const char *colon;
+
+	if (!delay)
+		return;
+	colon = strchr(delay, ':');
+	if (!colon || colon - delay >= sizeof(point) || kstrtoul(colon + 1, 10, &us)) {
+		pr_warn("delay=%s: not POINT:USECS, ignored\n", delay);
+		return;
+	}
+	strscpy(point, delay, colon - delay + 1);
+	if (md_delay_set(point, us))
+		pr_warn("delay=%s: no such point, or over %d us, ignored\n", delay, MD_DELAY_MAX_US);
+}
+
 void md_inject_init(void)
 {
 	if (!fault_inject)
 		return;
 	add_taint(TAINT_USER, LOCKDEP_STILL_OK);
 	pr_warn("fault injection enabled (fault_inject=1): kernel tainted\n");
-	if (md_delay_set("load", min_t(uint, delay_load_us, MD_DELAY_MAX_US)))
-		pr_warn("delay_load_us: not set\n");
+	md_inject_delay_param();
 	static_branch_enable(&md_inject_key);
 }
 
@@ -248,6 +269,36 @@ static int md_cmd_nomem(char **arg, int nargs, bool unused)
 	return md_fail_entry_set(arg[0], n);
 }
 
+/*
+ * hold PATH MSECS: keep the first page-cache folio of PATH locked, as a
+ * writer between write_begin and write_end would, so that a test can show
+ * what the scan makes of a locked folio.  Sleeps in the writer's context.
+ */
+static int md_cmd_hold(char **arg, int nargs, bool unused)
+{
+	struct folio *folio;
+	struct path path;
+	unsigned long ms;
+	int ret;
+
+	if (kstrtoul(arg[1], 10, &ms) || !ms || ms > MD_DELAY_MAX_US / USEC_PER_MSEC)
+		return -EINVAL;
+	ret = kern_path(arg[0], LOOKUP_FOLLOW, &path);
+	if (ret)
+		return ret;
+	/* NULL (6.1) or an error (6.12) when the folio is not cached */
+	folio = filemap_lock_folio(d_inode(path.dentry)->i_mapping, 0);
+	if (IS_ERR_OR_NULL(folio)) {
+		path_put(&path);
+		return -ENODATA;
+	}
+	msleep(ms);
+	folio_unlock(folio);
+	folio_put(folio);
+	path_put(&path);
+	return 0;
+}
+
 /* skew CGROUP PAGES, unskew CGROUP */
 static int md_cmd_skew(char **arg, int nargs, bool skew)
 {
@@ -278,6 +329,7 @@ static const struct md_inject_cmd {
 } md_inject_cmds[] = {
 	{ "delay",	2, 2, md_cmd_delay,	false },
 	{ "drop",	2, 3, md_cmd_drop_miss,	true },
+	{ "hold",	2, 2, md_cmd_hold,	false },
 	{ "miss",	2, 2, md_cmd_drop_miss,	false },
 	{ "nomem",	2, 2, md_cmd_nomem,	false },
 	{ "replay42",	1, 1, md_cmd_replay42,	false },

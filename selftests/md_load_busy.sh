@@ -28,7 +28,7 @@ while [ ! -e "$W/stop" ]; do
 	n=$((n + 1))
 done) &
 sleep 1
-md_load fault_inject=1 delay_load_us=2000000 &
+md_load fault_inject=1 delay=load:2000000 &
 loader=$!
 sleep 0.5
 md_mkcg md_lbf

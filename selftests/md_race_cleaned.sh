@@ -3,8 +3,9 @@
 # Defect: the kernel decrements in folio_clear_dirty_for_io() before our
 # return handler counts, and nothing showed that window: a check in it saw
 # kernel == scan != ledger with a still sequence and blamed the ledger.  A
-# delay point holds each return handler 1 s while writeback cleans 8 pages
-# (so that a check's scan and reads fall inside one window); checks taken
+# delay point holds each return handler 300 ms while writeback cleans the
+# pages, file by file (each sync -d leaves the CPU between files, so the
+# spinning never stalls RCU); checks taken
 # meanwhile must never say mismatch (nor underflow), and once writeback is
 # done all three views agree.
 . ./lib.sh
@@ -26,7 +27,7 @@ done
 v=$(awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"] == v["ledger"], v["ledger"] }' "$MD/cgroups/md_rc/check")
 md_check "md_rc: dirty pages, check ok ($v)" test "${v% *}" = "ok 1" -a "${v##* }" -ge 4
 pages=${v##* }
-md_inject delay cleaned_io 1000000
+md_inject delay cleaned_io 300000
 md_in_cg md_rc sh -c "for f in $W/f*; do sync -d \$f; done" &
 syncer=$!
 bad=0 n=0 inwin=0
