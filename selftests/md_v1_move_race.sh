@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # cgroup v1 charge moving, two defects.  (1) The moved probe read the
 # folio's dirty flag after mem_cgroup_move_account() had unlocked it: a
-# folio cleaned in between was a missed move, and the new memcg later
-# underflowed.  A delay point holds each return handler 200 ms while
-# writeback cleans the pages being moved; the probe must leave both memcgs
-# unsynced rather than guess, and after a resync everything agrees.  (2)
+# folio dirtied (or cleaned) in between was counted as moved (or not), and
+# one of the memcgs later underflowed.  A delay point holds each return
+# handler 200 ms while write(2) dirties the pages being moved; the probe
+# must leave both memcgs unsynced rather than guess, and after a resync
+# everything agrees.  On 6.1 this window is narrow: cleaning cannot enter
+# it (the move holds the page table lock folio_mkclean() needs), and the
+# writer here has not yet been seen to land in it, so this part guards the
+# fix rather than proving the defect.  (2)
 # Without the moved probe attached, moves go unseen: verdicts must say
 # untrusted.
 . ./lib.sh
@@ -30,15 +34,33 @@ sh -c 'echo $$ > "$0/cgroup.procs" && exec mdfile mapwait "$1" "$2" 30' "$CG/md_
 pid=$!
 read -r line < "$W/ready"
 md_eq "the task mapped and dirtied its pages" mapped "$line"
+# Writeback cannot clean a page while its move is held: the move runs
+# under the page table lock, which folio_mkclean() needs.  But the pages,
+# cleaned and still mapped, can be dirtied by write(2) between the memcg
+# switch and the handler: the new memcg is charged for it, and a handler
+# reading the dirty flag would move it once more.
+# The moves go page by page in address order, 200 ms each; a writer
+# dirties the pages one by one in the same order, 150 ms apart, so that its
+# phase against the moves drifts through the whole window.
+sync -d "$W/f"
 md_inject delay moved 200000
+h0=$(md_delay_hits moved)
 echo $pid > "$CG/md_mr_b/cgroup.procs" &
 mover=$!
-sleep 0.3
-sync -d "$W/f"		# cleans the pages while their moves are held
+while [ "$(md_delay_hits moved)" = "$h0" ] && md_running $mover; do sleep 0.05; done
+(k=0
+while [ $k -lt $N ]; do
+	dd if=/dev/zero of="$W/f" bs=4k count=1 seek=$k conv=notrunc 2> /dev/null
+	sleep 0.15
+	k=$((k + 1))
+done) &
+writer=$!
 wait $mover
+wait $writer
 md_inject delay moved 0
+md_diag "after the moves: synced A $(md_stat md_mr_a synced) B $(md_stat md_mr_b synced)"
 md_check "the moves were held ($(md_delay_hits moved))" test "$(md_delay_hits moved)" -ge $N
-kill $pid
+kill $pid 2> /dev/null
 wait $pid 2> /dev/null
 md_release_writeback
 sync
