@@ -55,6 +55,7 @@ static u64 md_drop_cgid[MD_NR_POINTS];	/* 0: any memcg */
 static atomic_long_t md_miss[MD_NR_POINTS];
 static bool md_replay42;
 static atomic_long_t md_replayed;
+static atomic_t md_holding;	/* folios "hold" keeps locked right now */
 
 #define MD_INJECT_MAX_N		1000000
 #define MD_INJECT_MAX_PAGES	1048576L
@@ -292,7 +293,9 @@ static int md_cmd_hold(char **arg, int nargs, bool unused)
 		path_put(&path);
 		return -ENODATA;
 	}
+	atomic_inc(&md_holding);
 	msleep(ms);
+	atomic_dec(&md_holding);
 	folio_unlock(folio);
 	folio_put(folio);
 	path_put(&path);
@@ -364,6 +367,7 @@ void md_inject_show(struct seq_file *m)
 
 	seq_printf(m, "replay42 %s\n", READ_ONCE(md_replay42) ? "on" : "off");
 	seq_printf(m, "replayed_pages %ld\n", atomic_long_read(&md_replayed));
+	seq_printf(m, "holding %d\n", atomic_read(&md_holding));
 	for (p = 0; p < MD_NR_POINTS; p++)
 		seq_printf(m, "point %s drop %d miss %ld\n", md_point_name(p),
 			   atomic_read(&md_drop[p]), atomic_long_read(&md_miss[p]));

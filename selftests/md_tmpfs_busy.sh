@@ -20,19 +20,32 @@ sync
 md_hold_writeback
 md_in_cg md_tb mdfile write "$W/f" 16
 md_in_cg md_tb dd if=/dev/zero of="$T/f" bs=4k count=16 2> /dev/null
+# the check must read the scan made while the folio is held, not a later one
+P=/sys/module/memcg_dirty/parameters/scan_cache_ms
+cache_ms=$(cat $P)
+echo 30000 > $P
 # scan_busy of the memcg while FILE's first folio is held locked
 busy_held() {
-	md_inject hold "$1" 1500 &
-	sleep 0.5
+	md_inject hold "$1" 2000 &
+	i=0
+	while [ "$(awk '$1 == "holding" { print $2 }' "$MD/inject")" != 1 ] && [ $i -lt 100 ]; do
+		sleep 0.02
+		i=$((i + 1))
+	done
 	echo scan > "$MD/control"
-	awk '{ v[$1] = $2 } END { print v["scan_busy"], v["quiescent"], v["verdict"] }' "$MD/cgroups/md_tb/check"
+	held=$(awk '$1 == "holding" { print $2 }' "$MD/inject")
+	awk -v h="$held" '{ v[$1] = $2 } END { print v["scan_busy"], v["quiescent"], v["verdict"], h }' \
+		"$MD/cgroups/md_tb/check"
 	wait
 }
 set -- $(busy_held "$T/f")
+md_eq "the tmpfs folio was held locked through the scan" 1 "$4"
 md_eq "a locked tmpfs folio is not counted busy" 0 "$1"
 md_eq "the check stays strict and ok" "1 ok" "$2 $3"
 set -- $(busy_held "$W/f")
+md_eq "the ext4 folio was held locked through the scan" 1 "$4"
 md_check "control: a locked dirty ext4 folio is counted busy ($1)" test "$1" -ge 1
+echo "$cache_ms" > $P
 umount "$T"
 rmdir "$T"
 md_release_writeback
