@@ -23,6 +23,7 @@
 #include "compat.h"
 #include "debugfs.h"
 #include "events.h"
+#include "faults.h"
 #include "inject.h"
 #include "ledger.h"
 #include "probes.h"
@@ -482,6 +483,7 @@ void md_debugfs_reconcile(void)
 
 static void md_change_fn(struct work_struct *work)
 {
+	md_delay(MD_D_WORK);
 	md_debugfs_reconcile();
 }
 

@@ -24,6 +24,7 @@ static const struct {
 } md_delay_points[MD_NR_DELAYS] = {
 	[MD_D_CHANGED]		= { "changed",		true },
 	[MD_D_RECONCILE]	= { "reconcile",	false },
+	[MD_D_WORK]		= { "work",		false },
 	[MD_D_RESYNC]		= { "resync",		false },
 	[MD_D_CLEANED_IO]	= { "cleaned_io",	true },
 	[MD_D_MOVED]		= { "moved",		true },

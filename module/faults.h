@@ -18,6 +18,7 @@ struct seq_file;
 enum md_delay_point {
 	MD_D_CHANGED,		/* between md_stopping's test and queue_work */
 	MD_D_RECONCILE,		/* between the two halves of taking dead entries */
+	MD_D_WORK,		/* the change work, before its pass begins */
 	MD_D_RESYNC,		/* between a resync's scan and its bases */
 	MD_D_CLEANED_IO,	/* cleaned_io's return handler, before it counts */
 	MD_D_MOVED,		/* moved's return handler, before it counts */
