@@ -9,6 +9,9 @@
 #   make install                 module, CLI and man page (PREFIX, DESTDIR)
 #   make vm                      interactive shell in the test VM
 #   make bench                   benchmarks in the VM (not part of check)
+#   make check-debug             the suite on a KASAN/lockdep/kmemleak kernel and
+#                                with preempt=full (not part of check)
+#   make debug-kernel            just build that kernel (build/debug-kernel/)
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 # Kernels with headers installed, newest last; the default is the running
@@ -166,6 +169,20 @@ check: deps
 	@$(MAKE) --no-print-directory vm-check
 	@echo "== make check: all passed"
 
+# The debug kernel (scripts/debug-kernel: KASAN, lockdep, kmemleak, ... from
+# linux-source-6.1, cached under build/debug-kernel/, never installed), and the
+# whole suite on it and on the generic 6.1 booted with preempt=full
+# (scripts/check-debug).  Not part of check: about an hour on 2 cores.
+DEBUG_KERNEL_DEPS := bc bison flex libelf-dev libssl-dev
+debug-kernel:
+	@selftests/vm/deps $(DEBUG_KERNEL_DEPS)
+	@scripts/debug-kernel
+
+check-debug:
+	@selftests/vm/deps $(DEBUG_KERNEL_DEPS)
+	@$(MAKE) --no-print-directory helpers
+	@scripts/check-debug
+
 # deps first, then a new make: KVER is only known once headers are installed
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
@@ -223,4 +240,4 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 	truncate -s %1M $@
 
 .PHONY: bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps dkms-install dkms-uninstall \
-	dkms-check lint vm-check check demo demo-run vm
+	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug
