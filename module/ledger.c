@@ -66,6 +66,7 @@ static long md_lost_settled;
 
 static void md_lost_event(void)
 {
+	this_cpu_inc(md_seq);
 	this_cpu_add(md_lost, 1);
 	atomic_long_inc(&md_lost_gen);
 }
@@ -221,6 +222,16 @@ static inline struct md_entry *md_entry_lookup_or_take(struct mem_cgroup *memcg)
 	return likely(e) ? e : md_entry_get(memcg, GFP_ATOMIC);
 }
 
+/* The same, for an event: without an entry, the event is lost. */
+static inline struct md_entry *md_entry_for_event(struct mem_cgroup *memcg)
+{
+	struct md_entry *e = md_entry_lookup_or_take(memcg);
+
+	if (unlikely(!e))
+		md_lost_event();
+	return e;
+}
+
 /*
  * The event is counted before the pages: a reader that sees the pages
  * (md_entry_events_dirty()) and then an unchanged sequence
@@ -244,13 +255,9 @@ void md_account(struct mem_cgroup *memcg, int nid, long pages,
 		md_account_uncharged(pages);
 		return;
 	}
-	e = md_entry_lookup_or_take(memcg);
-	if (unlikely(!e)) {
-		this_cpu_inc(md_seq);
-		md_lost_event();
-		return;
-	}
-	md_account_entry(e, nid, pages, ev);
+	e = md_entry_for_event(memcg);
+	if (e)
+		md_account_entry(e, nid, pages, ev);
 }
 
 /*
@@ -263,12 +270,10 @@ void md_account(struct mem_cgroup *memcg, int nid, long pages,
  */
 struct md_entry *md_inflight_begin(struct mem_cgroup *memcg, long pages)
 {
-	struct md_entry *e = md_entry_lookup_or_take(memcg);
+	struct md_entry *e = md_entry_for_event(memcg);
 
-	if (unlikely(!e)) {
-		md_lost_event();
+	if (!e)
 		return NULL;
-	}
 	atomic_long_add(pages, &e->inflight);
 	smp_mb__after_atomic();	/* before the kernel's update is visible */
 	return e;
@@ -292,11 +297,9 @@ void md_entry_unsync(struct mem_cgroup *memcg)
 
 	if (!memcg)
 		return;
-	e = md_entry_lookup_or_take(memcg);
-	if (unlikely(!e)) {
-		md_lost_event();
+	e = md_entry_for_event(memcg);
+	if (!e)
 		return;
-	}
 	this_cpu_inc(md_seq);
 	atomic_long_inc(&e->unsyncs);	/* moves the entry's sequence */
 	smp_mb__after_atomic();		/* pairs with the resync's recheck */
@@ -308,14 +311,14 @@ void md_account_migrate(struct mem_cgroup *memcg, int from, int to, long pages)
 {
 	struct md_entry *e;
 
-	this_cpu_inc(md_seq);
-	if (!memcg)
-		return;
-	e = md_entry_lookup_or_take(memcg);
-	if (unlikely(!e)) {
-		md_lost_event();
+	if (!memcg) {
+		this_cpu_inc(md_seq);
 		return;
 	}
+	e = md_entry_for_event(memcg);
+	if (!e)
+		return;
+	this_cpu_inc(md_seq);
 	this_cpu_add(e->pcpu->events[MD_MIGRATED], pages);
 	smp_wmb();		/* pairs with md_entry_quiet() */
 	if (from != to) {

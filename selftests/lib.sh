@@ -322,6 +322,25 @@ md_load_inject() {
 	md_load fault_inject=1 "$@" && [ -e "$MD/inject" ]
 }
 
+# md_v1_mover A B FILE PAGES: cgroups A and B (v1; B takes charges of
+# tasks moving in), and a task in A that maps FILE's PAGES pages dirty and
+# keeps them mapped for 30 s; md_mover is its pid, md_mover_said its first
+# line ("mapped").  Writeback is held from before the pages are dirtied.
+md_v1_mover() {
+	md_mkcg "$1" "$2"
+	md_wait_dir "$1"
+	md_wait_dir "$2"
+	echo 3 > "$CG/$2/memory.move_charge_at_immigrate"
+	sync
+	md_hold_writeback
+	mkfifo "$3.ready"
+	# not through md_in_cg: $! must be the very process that maps the pages
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec mdfile mapwait "$1" "$2" 30' \
+		"$CG/$1" "$3" "$4" > "$3.ready" &
+	md_mover=$!
+	read -r md_mover_said < "$3.ready"
+}
+
 # md_inject COMMAND...: one fault-injection command.
 md_inject() {
 	echo "$*" > "$MD/inject"

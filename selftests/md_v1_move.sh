@@ -14,18 +14,9 @@ md_require_module
 N=1024
 W=$MD_WORK
 
-md_mkcg md_mv_a md_mv_b
-md_wait_dir md_mv_a
-md_wait_dir md_mv_b
-echo 3 > "$CG/md_mv_b/memory.move_charge_at_immigrate"
-sync
-md_hold_writeback
-mkfifo "$W/ready"
-# not through md_in_cg: $! must be the very process that maps the pages
-sh -c 'echo $$ > "$0/cgroup.procs" && exec mdfile mapwait "$1" "$2" 30' "$CG/md_mv_a" "$W/f" $N > "$W/ready" &
-pid=$!
-read -r line < "$W/ready"
-md_eq "the task mapped and dirtied its pages" mapped "$line"
+md_v1_mover md_mv_a md_mv_b "$W/f" $N
+pid=$md_mover
+md_eq "the task mapped and dirtied its pages" mapped "$md_mover_said"
 md_eq "A: ledger holds them" $N "$(md_stat md_mv_a dirty)"
 m0=$(md_stat md_mv_b moved_in)
 echo $pid > "$CG/md_mv_b/cgroup.procs"

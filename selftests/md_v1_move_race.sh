@@ -23,17 +23,9 @@ W=$MD_WORK
 md_load_inject || md_skip_all "cannot load memcg_dirty with fault_inject=1"
 [ "$(awk '$1 == "moved" { print $4 }' "$MD/probes")" = attached ] ||
 	md_skip_all "this kernel has no mem_cgroup_move_account to probe"
-md_mkcg md_mr_a md_mr_b
-md_wait_dir md_mr_a
-md_wait_dir md_mr_b
-echo 3 > "$CG/md_mr_b/memory.move_charge_at_immigrate"
-sync
-md_hold_writeback
-mkfifo "$W/ready"
-sh -c 'echo $$ > "$0/cgroup.procs" && exec mdfile mapwait "$1" "$2" 30' "$CG/md_mr_a" "$W/f" $N > "$W/ready" &
-pid=$!
-read -r line < "$W/ready"
-md_eq "the task mapped and dirtied its pages" mapped "$line"
+md_v1_mover md_mr_a md_mr_b "$W/f" $N
+pid=$md_mover
+md_eq "the task mapped and dirtied its pages" mapped "$md_mover_said"
 # Writeback cannot clean a page while its move is held: the move runs
 # under the page table lock, which folio_mkclean() needs.  But the pages,
 # cleaned and still mapped, can be dirtied by write(2) between the memcg
