@@ -81,7 +81,8 @@ static void md_inject_delay_param(void)
 	}
 	strscpy(point, delay, colon - delay + 1);
 	if (md_delay_set(point, us))
-		pr_warn("delay=%s: no such point, or over %d us, ignored\n", delay, MD_DELAY_MAX_US);
+		pr_warn("delay=%s: no such point, or over %d us, ignored\n",
+			delay, MD_DELAY_MAX_US);
 }
 
 void md_inject_init(void)

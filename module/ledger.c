@@ -350,7 +350,6 @@ static long md_sum_cpus(long __percpu *p)
 	return sum;
 }
 
-
 /* The ledger's value: the starting point plus every event since. */
 long md_entry_dirty(struct md_entry *e, int nid)
 {
