@@ -212,6 +212,7 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 	struct mem_cgroup *pos = NULL;
 	struct md_check c;
 	struct md_entry *e;
+	long kernel;
 	int nid;
 
 	lockdep_assert_held(&md_mutex);
@@ -222,8 +223,9 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 	while ((pos = md_memcg_walk(pos))) {
 		/* the sum needs every memcg, with an entry or not */
 		for_each_node(nid) {
-			g->negative += md_kernel_dirty_node(pos, nid) < 0;
-			g->kernel_sum += md_kernel_dirty_node(pos, nid);
+			kernel = md_kernel_dirty_node(pos, nid);
+			g->negative += kernel < 0;
+			g->kernel_sum += kernel;
 		}
 		e = md_entry_get(pos, GFP_ATOMIC);
 		if (!e) {	/* no room for an entry: nothing to compare */
