@@ -135,13 +135,24 @@ md_probe_hits() {
 
 # md_wait_dir DIR: the cgroups/ mirror is built by deferred work.
 md_wait_dir() {
-	i=0
-	while [ ! -e "$MD/cgroups/$1/stat" ] && [ $i -lt 50 ]; do
-		cat "$MD/summary" > /dev/null
+	md_poll 50 md_dir_ready "$1"
+}
+
+# md_dir_ready DIR: cgroups/DIR is there; if not, a summary read asks for it.
+md_dir_ready() {
+	[ -e "$MD/cgroups/$1/stat" ] || { cat "$MD/summary" > /dev/null; false; }
+}
+
+# md_poll TRIES COMMAND...: COMMAND until it succeeds, retried every 0.1 s
+# at most TRIES times; its last status.
+md_poll() {
+	md_tries=$1
+	shift
+	while ! "$@"; do
+		[ "$md_tries" -gt 0 ] || return 1
+		md_tries=$((md_tries - 1))
 		sleep 0.1
-		i=$((i + 1))
 	done
-	[ -e "$MD/cgroups/$1/stat" ]
 }
 
 # md_mkcg NAME...: cgroups under the root, memory enabled for nested ones.
@@ -358,10 +369,10 @@ md_memstat() {
 
 # md_wait_gone CGROUP_ID: until the summary no longer lists the id (freed).
 md_wait_gone() {
-	i=0
-	while awk -v id="$1" '$1 == id { f = 1 } END { exit !f }' "$MD/summary" && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	! awk -v id="$1" '$1 == id { f = 1 } END { exit !f }' "$MD/summary"
+	md_poll 100 md_unlisted "$1"
+}
+
+# md_unlisted CGROUP_ID: the summary does not list the id.
+md_unlisted() {
+	awk -v id="$1" '$1 == id { f = 1 } END { exit f }' "$MD/summary"
 }
