@@ -52,7 +52,7 @@ static int __init md_init(void)
 	md_ledger_unsync_existing();
 	ret = md_probes_register_events();
 	if (ret)
-		goto out_free_probe;
+		goto out_debugfs;
 	md_delay(MD_D_LOAD);
 	md_ledger_unsync_existing();
 	md_debugfs_reconcile();
@@ -61,17 +61,11 @@ static int __init md_init(void)
 		MEMCG_DIRTY_VERSION, md_cgroup_v1() ? "v1" : "v2");
 	return 0;
 
-out_free_probe:
-	md_ledger_stop();
-	md_debugfs_stop();
-	md_debugfs_exit();
-	md_probes_unregister();
-	md_ledger_exit();
-	return ret;
 out_debugfs:
 	md_ledger_stop();
 	md_debugfs_stop();
 	md_debugfs_exit();
+	md_probes_unregister();		/* whichever attached, memcg_free last */
 out_ledger:
 	md_ledger_exit();
 	return ret;
