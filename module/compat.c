@@ -11,6 +11,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cgroup.h>
+#include <linux/debugfs.h>
+#include <linux/kernfs.h>
 #include <linux/kprobes.h>
 #include <linux/sched/task.h>
 #include "compat.h"
@@ -60,13 +62,36 @@ struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos)
 }
 
 /*
- * The last component of @memcg's cgroup path, read without a lock (the
- * kernel's cgroup_name() takes a lock that sleeps on PREEMPT_RT): for
- * fault injection's matches, in any context.  Caller keeps @memcg alive.
+ * Whether the last component of @memcg's cgroup path is @name, read
+ * without a lock (the kernel's cgroup_name() takes a lock that sleeps on
+ * PREEMPT_RT): for fault injection's matches, in any context.  From 6.15 a
+ * rename publishes the kernfs name with RCU.  Caller keeps @memcg alive.
  */
-const char *md_memcg_name(struct mem_cgroup *memcg)
+bool md_memcg_name_is(struct mem_cgroup *memcg, const char *name)
 {
-	return memcg->css.cgroup->kn->name;
+	struct kernfs_node *kn = memcg->css.cgroup->kn;
+	bool same;
+
+	rcu_read_lock();
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+	same = !strcmp(rcu_dereference(kn->name), name);
+#else
+	same = !strcmp(kn->name, name);
+#endif
+	rcu_read_unlock();
+	return same;
+}
+
+/* Rename @dentry in its directory: 0 or -errno. */
+int md_debugfs_rename(struct dentry *dentry, const char *name)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+	return debugfs_change_name(dentry, "%s", name);
+#else
+	struct dentry *dir = dentry->d_parent;
+
+	return PTR_ERR_OR_ZERO(debugfs_rename(dir, dentry, dir, name));
+#endif
 }
 
 bool md_cgroup_v1(void)
@@ -175,23 +200,34 @@ long md_kernel_dirty_global(void)
  * Fault injection's "skew": change @memcg's own NR_FILE_DIRTY on @nid and
  * leave the node's (global) counter alone, the shape of a memcg accounting
  * bug.  The only exported function that updates a memcg's stats takes a
- * folio charged to it (__lruvec_stat_mod_folio(); in 6.1 an inline
- * wrapper of the exported __mod_lruvec_page_state()) and updates the node's counter too.  So it is
- * handed a stand-in folio that lives on this stack, whose only state is its
- * memcg and node, and the node's share is taken back with
- * __mod_node_page_state().  Both calls are direct calls of exported
+ * folio charged to it (lruvec_stat_mod_folio(); before 6.19 an inline
+ * wrapper of an exported one) and updates the node's counter too.  So it
+ * is handed a stand-in folio that lives on this stack, whose only state is
+ * its memcg and node, and the node's share is taken back with
+ * __mod_node_page_state().  From 7.1 a folio is charged to an obj_cgroup
+ * that names its memcg (rmdir repoints it to the parent), so the stand-in
+ * gets a stand-in obj_cgroup too.  Both calls are direct calls of exported
  * functions: nothing unexported is called (IBT seals those).  Any context.
  */
 void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
 {
 	struct folio stand_in;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
+	struct obj_cgroup objcg;
+#endif
 	unsigned long flags;
 
 	memset(&stand_in, 0, sizeof(stand_in));
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
+	memset(&objcg, 0, sizeof(objcg));
+	objcg.memcg = memcg;
+	stand_in.memcg_data = (unsigned long)&objcg;
+#else
 	stand_in.memcg_data = (unsigned long)memcg;
+#endif
 	set_page_node(&stand_in.page, nid);
 	local_irq_save(flags);
-	__lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, pages);
+	lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, pages);
 	__mod_node_page_state(NODE_DATA(nid), NR_FILE_DIRTY, -pages);
 	local_irq_restore(flags);
 }

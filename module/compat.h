@@ -34,6 +34,30 @@ static inline bool md_mapping_accounts_dirty(struct address_space *mapping)
 #define MD_KERNEL_HAS_MEMCG_V1	1
 #endif
 
+/* migrate_folio()'s and folio_migrate_mapping()'s success: 0 from 6.18 */
+#ifdef MIGRATEPAGE_SUCCESS
+#define MD_MIGRATE_SUCCESS	MIGRATEPAGE_SUCCESS
+#else
+#define MD_MIGRATE_SUCCESS	0
+#endif
+
+/* The low bits of folio->mapping that mark anon and KSM folios */
+#ifdef FOLIO_MAPPING_FLAGS
+#define MD_MAPPING_FLAGS	FOLIO_MAPPING_FLAGS
+#else
+#define MD_MAPPING_FLAGS	PAGE_MAPPING_FLAGS
+#endif
+
+/* The word of page flags, for test_bit(): a memdesc_flags_t from 6.18 */
+static inline const unsigned long *md_page_flags(const struct page *page)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0)
+	return &page->flags.f;
+#else
+	return &page->flags;
+#endif
+}
+
 int md_compat_init(void);
 struct mem_cgroup *md_root_memcg(void);
 struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
@@ -43,7 +67,8 @@ long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
 long md_kernel_dirty_global(void);
 void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages);
 bool md_cgroup_v1(void);
-const char *md_memcg_name(struct mem_cgroup *memcg);
+bool md_memcg_name_is(struct mem_cgroup *memcg, const char *name);
+int md_debugfs_rename(struct dentry *dentry, const char *name);
 
 /*
  * Whether a pfn is online, and has a valid memmap, is decided per memory

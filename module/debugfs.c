@@ -407,18 +407,18 @@ static void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
 static void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
 				    struct mem_cgroup *memcg)
 {
-	struct dentry *dir;
 	char *name;
+	int ret;
 
 	if (!parent || !parent->dir)
 		return;
 	name = md_dir_name(memcg, e->cgid);
 	if (!name)
 		return;
-	dir = debugfs_rename(parent->dir, e->dir, parent->dir, name);
-	if (IS_ERR(dir))
-		pr_warn_ratelimited("cannot rename dying cgroup %llu to %s: %ld\n",
-				    e->cgid, name, PTR_ERR(dir));
+	ret = md_debugfs_rename(e->dir, name);
+	if (ret)
+		pr_warn_ratelimited("cannot rename dying cgroup %llu to %s: %d\n",
+				    e->cgid, name, ret);
 	else
 		e->renamed = true;
 	kfree(name);

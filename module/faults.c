@@ -81,7 +81,7 @@ bool __md_fail_entry(struct mem_cgroup *memcg)
 	if (!READ_ONCE(md_fail_left))
 		return false;
 	raw_spin_lock_irqsave(&md_fail_lock, flags);
-	if (md_fail_left && !strcmp(md_memcg_name(memcg), md_fail_name)) {
+	if (md_fail_left && md_memcg_name_is(memcg, md_fail_name)) {
 		md_fail_left--;
 		fail = true;
 	}

@@ -271,7 +271,7 @@ static int md_migrate_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct md_migrate_data *d = (void *)ri->data;
 
 	md_hit(MD_P_MIGRATED);
-	if (regs_return_value(regs) != MIGRATEPAGE_SUCCESS ||
+	if (regs_return_value(regs) != MD_MIGRATE_SUCCESS ||
 	    !md_mapping_accounts_dirty(d->mapping) || !folio_test_dirty(d->dst))
 		goto out;
 	if (md_inject_drop(MD_P_MIGRATED, folio_memcg(d->src)))

@@ -33,7 +33,7 @@ static bool md_scan_may_account(struct folio *folio)
 	if (folio_test_swapbacked(folio))
 		return false;
 	mapping = READ_ONCE(folio->mapping);
-	if (!mapping || ((unsigned long)mapping & PAGE_MAPPING_FLAGS))
+	if (!mapping || ((unsigned long)mapping & MD_MAPPING_FLAGS))
 		return false;
 	return md_mapping_accounts_dirty(mapping);
 }
@@ -133,7 +133,8 @@ static void md_scan_node(int nid, struct md_scan_info *info)
 		}
 		while (pfn < next) {
 			page = pfn_to_page(pfn++);
-			if (likely(!test_bit(PG_dirty, &page->flags)) || page_to_nid(page) != nid)
+			if (likely(!test_bit(PG_dirty, md_page_flags(page))) ||
+			    page_to_nid(page) != nid)
 				continue;
 			pfn += md_scan_page(page, info);
 		}
