@@ -16,12 +16,19 @@
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 # Kernels with headers installed, newest last; the default is the running
 # kernel when it has headers, else the newest installed (generic before -rt).
-KVERS := $(shell ls -d /lib/modules/*/build 2>/dev/null | sed 's|/lib/modules/||; s|/build||' | sort -V)
-NEWEST := $(lastword $(or $(filter-out %-rt-amd64,$(KVERS)),$(KVERS)))
+HOST_KVERS := $(shell ls -d /lib/modules/*/build 2>/dev/null | sed 's|/lib/modules/||; s|/build||' | sort -V)
+NEWEST := $(lastword $(or $(filter-out %-rt-amd64,$(HOST_KVERS)),$(HOST_KVERS)))
 KVER ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build),$(shell uname -r),$(NEWEST))
 KDIR ?= /lib/modules/$(KVER)/build
+# Debian 13's kernels (7.x from trixie-backports): their headers need gcc-14
+# and glibc 2.38, so they are built and unpacked in a Debian 13 root made on
+# demand (scripts/kernel-root, build/roots/trixie/), never installed here.
+ROOT_KVERS ?= 7.3.4+deb13-amd64
+KVERS := $(HOST_KVERS) $(ROOT_KVERS)
 # Flavours that can boot in the VM: headers and a kernel image.
-VM_KVERS := $(foreach k,$(KVERS),$(if $(wildcard /boot/vmlinuz-$(k)),$(k)))
+VM_KVERS := $(foreach k,$(HOST_KVERS),$(if $(wildcard /boot/vmlinuz-$(k)),$(k))) $(ROOT_KVERS)
+# make for kernel $(1): in the Debian 13 root for its kernels, else here
+kmake = $(if $(filter %+deb13-amd64 %+deb13-rt-amd64,$(1)),scripts/kernel-root run $(1) make,$(MAKE))
 
 B := build
 MOD_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h)
@@ -46,17 +53,18 @@ module: $(B)/$(KVER)/memcg_dirty.ko
 
 # One copy of the sources per kernel release: Kbuild writes objects next to them.
 $(B)/%/memcg_dirty.ko: $(MOD_SRC)
-	@test -d /lib/modules/$*/build || { echo "no headers for $*: apt-get install linux-headers-$*"; exit 1; }
+	@if scripts/kernel-root known $*; then scripts/kernel-root ensure $*; \
+	else test -d /lib/modules/$*/build || { echo "no headers for $*: apt-get install linux-headers-$*"; exit 1; }; fi
 	mkdir -p $(B)/$*/module
 	cp Kbuild dkms.conf $(B)/$*/
 	cp module/*.c module/*.h $(B)/$*/module/
-	$(MAKE) -C $(if $(filter $(KVER),$*),$(KDIR),/lib/modules/$*/build) M=$(CURDIR)/$(B)/$* W=$(W) \
+	$(call kmake,$*) -C $(if $(filter $(KVER),$*),$(KDIR),/lib/modules/$*/build) M=$(CURDIR)/$(B)/$* W=$(W) \
 		modules > $(B)/$*/build.log 2>&1 || { cat $(B)/$*/build.log; exit 1; }
 	@cat $(B)/$*/build.log
 	@! grep -E 'warning:|error:' $(B)/$*/build.log || { echo "build for $* is not warning-free"; exit 1; }
 
 modules-all:
-	@test -n "$(KVERS)" || { echo "no kernel headers installed: make deps"; exit 1; }
+	@test -n "$(HOST_KVERS)" || { echo "no kernel headers installed: make deps"; exit 1; }
 	@for k in $(KVERS); do $(MAKE) --no-print-directory $(B)/$$k/memcg_dirty.ko || exit 1; done
 
 helpers: $(HELPERS) $(B)/helpers/memcg-dirty $(B)/helpers/mdpromcheck
@@ -130,7 +138,7 @@ dkms-uninstall:
 # add -> build -> install -> modinfo -> remove for every installed flavour,
 # without loading anything on this machine.
 dkms-check:
-	@scripts/dkms-check $(KVERS)
+	@scripts/dkms-check $(HOST_KVERS)
 
 $(CHECKPATCH):
 	@test -r /usr/src/linux-source-6.1.tar.xz || { echo "lint needs linux-source-6.1: make deps"; exit 1; }
@@ -199,7 +207,7 @@ vm: module helpers
 
 # --- benchmarks (bench/README.md); bench/run boots each flavour once
 BENCH_TOOLS := $(B)/bench/mdbench $(B)/bench/page-types $(B)/bench/kbuild.tar
-bench: deps modules-all helpers bench-tools $(foreach k,$(KVERS),$(B)/bench/floor-$(k)/md_floor.ko)
+bench: deps modules-all helpers bench-tools $(foreach k,$(HOST_KVERS),$(B)/bench/floor-$(k)/md_floor.ko)
 	@selftests/vm/deps gnuplot-nox gdb
 	bench/run $(BENCH_ARGS)
 
