@@ -94,38 +94,159 @@ void md_check_ref_all(void)
 }
 
 /*
- * Check one memcg.  Caller holds md_mutex and a reference on @memcg.  With
- * @may_scan, runs a page scan unless the cached one is young and still
- * valid for this memcg, and takes its own reference sequence; without,
- * the caller took it (md_check_ref_all(), md_scan()) and a stale scan just
- * makes the check bounded.  @untrusted: some probe missed hits or cannot
- * follow a change, so no verdict can be trusted.
- * A verdict that is new for this memcg is logged (events), once.
+ * Where the kernel reparents (MD_KERNEL_REPARENTS), a dying memcg's folios,
+ * and the updates they bring, belong to its nearest live ancestor while
+ * its own counters keep what they had: memcg by memcg the views may
+ * disagree for good, and the ancestor's own counter may go below 0.  What
+ * holds is the sum over a unit: a live memcg, its dying descendants, and
+ * what freed ones left behind (carried).  Elsewhere a unit is one memcg.
+ */
+struct md_unit {
+	struct mem_cgroup *root;	/* the live memcg */
+	struct md_entry *e;		/* its entry */
+	bool members;			/* dying descendants beyond the root */
+	/* summed or joined over the unit's entries (md_unit_meta()) */
+	long seq, seq0, seq_ref, inflight, scan_busy;
+	bool scan_valid, synced;
+};
+
+/* The live memcg whose unit @memcg is in.  Caller holds rcu_read_lock(). */
+static struct mem_cgroup *md_unit_root(struct mem_cgroup *memcg)
+{
+	while (MD_KERNEL_REPARENTS && css_is_dying(&memcg->css) && parent_mem_cgroup(memcg))
+		memcg = parent_mem_cgroup(memcg);
+	return memcg;
+}
+
+/* The unit's next member after @pos beyond its root, or NULL.  Under RCU. */
+static struct mem_cgroup *md_unit_next(struct md_unit *u, struct mem_cgroup *pos)
+{
+	if (!MD_KERNEL_REPARENTS)
+		return NULL;
+	while ((pos = md_memcg_next(pos, u->root)))
+		if (pos != u->root && css_is_dying(&pos->css) && md_unit_root(pos) == u->root)
+			return pos;
+	return NULL;
+}
+
+/*
+ * The unit of @memcg, whose entry is @e; false if its live ancestor has no
+ * entry.  Caller holds @memcg, which holds its ancestors.
+ */
+static bool md_unit_init(struct md_unit *u, struct md_entry *e, struct mem_cgroup *memcg)
+{
+	memset(u, 0, sizeof(*u));
+	rcu_read_lock();
+	u->root = md_unit_root(memcg);
+	u->e = u->root == memcg ? e : md_entry_lookup(u->root);
+	u->members = !!md_unit_next(u, NULL);
+	rcu_read_unlock();
+	return u->e;
+}
+
+static void md_unit_add(struct md_unit *u, struct md_entry *e)
+{
+	u->seq += md_entry_seq(e);
+	u->seq0 += e->seq0;
+	u->seq_ref += e->seq_ref;
+	u->inflight += md_entry_inflight(e);
+	u->scan_busy += e->scan_busy;
+	u->scan_valid &= e->scan_valid;
+	u->synced &= READ_ONCE(e->synced);
+}
+
+/* Sequences, windows and scan state, summed over the unit's entries. */
+static void md_unit_meta(struct md_unit *u)
+{
+	struct mem_cgroup *pos = NULL;
+	struct md_entry *e;
+
+	lockdep_assert_held(&md_mutex);
+	u->seq = 0;
+	u->seq0 = 0;
+	u->seq_ref = 0;
+	u->inflight = 0;
+	u->scan_busy = 0;
+	u->scan_valid = true;
+	u->synced = true;
+	md_unit_add(u, u->e);
+	if (!u->members)
+		return;
+	rcu_read_lock();
+	while ((pos = md_unit_next(u, pos))) {
+		e = md_entry_lookup(pos);
+		if (e)
+			md_unit_add(u, e);
+		else		/* nothing to compare its counters with */
+			u->synced = false;
+	}
+	rcu_read_unlock();
+}
+
+/* The unit's three views on @nid: the root's, read where it may sleep, and its members'. */
+static void md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
+{
+	struct mem_cgroup *pos = NULL;
+	struct md_entry *e;
+
+	*k = md_kernel_dirty_node(u->root, nid) + md_entry_carried_kernel(u->e, nid);
+	*l = md_entry_dirty_may_sleep(u->e, nid) + md_entry_carried_ledger(u->e, nid);
+	*s = u->e->scan[nid];
+	if (!u->members)
+		return;
+	rcu_read_lock();
+	while ((pos = md_unit_next(u, pos))) {
+		*k += md_kernel_dirty_node(pos, nid);
+		e = md_entry_lookup(pos);
+		if (!e)
+			continue;
+		*k += md_entry_carried_kernel(e, nid);
+		*l += md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
+		*s += e->scan[nid];
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Check one memcg: its unit (above).  Caller holds md_mutex and a
+ * reference on @memcg.  With @may_scan, runs a page scan unless the cached
+ * one is young and still valid for this memcg, and takes its own reference
+ * sequence; without, the caller took it (md_check_ref_all(), md_scan())
+ * and a stale scan just makes the check bounded.  @untrusted: some probe
+ * missed hits or cannot follow a change, so no verdict can be trusted.
+ * A verdict that is new for this unit is logged (events), once.
  */
 void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		    struct md_check *c, bool may_scan, bool untrusted)
 {
-	long seq, inflight, k, l, s, low = 0;
+	long k, l, s, low = 0;
 	bool negative = false;
+	struct md_unit u;
 	int nid;
 
 	lockdep_assert_held(&md_mutex);
 	memset(c, 0, sizeof(*c));
-	seq = md_entry_seq(e);
+	if (!md_unit_init(&u, e, memcg)) {
+		c->verdict = MD_UNSYNCED;	/* no entry for its live ancestor */
+		return;
+	}
+	if (u.root != memcg)
+		c->unit = cgroup_id(u.root->css.cgroup);
+	md_unit_meta(&u);
 	if (may_scan) {
-		if (md_scan_age_ms() > scan_cache_ms || !e->scan_valid || e->seq0 != seq) {
+		if (u.members || md_scan_age_ms() > scan_cache_ms || !u.scan_valid ||
+		    u.seq0 != u.seq) {
 			md_scan();
 		} else {
-			e->seq_ref = seq;
+			u.e->seq_ref = u.seq;
 			synchronize_rcu();
 		}
+		md_unit_meta(&u);
 	}
 
-	c->scan_busy = e->scan_busy;
+	c->scan_busy = u.scan_busy;
 	for_each_node(nid) {
-		k = md_kernel_dirty_node(memcg, nid);
-		l = md_entry_dirty_may_sleep(e, nid);
-		s = e->scan[nid];
+		md_unit_node(&u, nid, &k, &l, &s);
 		negative |= k < 0 || l < 0;
 		low = min3(low, k, l);
 		c->kernel += k;
@@ -133,27 +254,27 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		c->scan += s;
 		if (c->node_differs)
 			continue;
-		if (!e->scan_busy && (k != l || l != s)) {
+		if (!u.scan_busy && (k != l || l != s)) {
 			c->node_differs = true;
 			c->suspect = md_odd_one_exact(k, l, s, &c->delta);
-		} else if (e->scan_busy && (k != l || s > k || k > s + e->scan_busy)) {
+		} else if (u.scan_busy && (k != l || s > k || k > s + u.scan_busy)) {
 			/* busy pages may sit on any node: compare ranges */
 			c->node_differs = true;
-			c->suspect = md_odd_one(k, l, s, e->scan_busy, &c->delta);
+			c->suspect = md_odd_one(k, l, s, u.scan_busy, &c->delta);
 		}
 		if (c->node_differs)
 			c->nid = nid;
 	}
 	smp_rmb();		/* the values before the sequence: md_entry_quiet() */
-	seq = md_entry_seq(e);
-	inflight = md_entry_inflight(e);
-	c->bound = seq - e->seq_ref + inflight;
-	c->quiescent = e->scan_valid && e->seq0 == seq && !inflight;
+	md_unit_meta(&u);
+	c->negative = negative;
+	c->bound = u.seq - u.seq_ref + u.inflight;
+	c->quiescent = u.scan_valid && u.seq0 == u.seq && !u.inflight;
 	c->scan_age_ms = md_scan_age_ms();
 
 	if (untrusted) {
 		c->verdict = MD_UNTRUSTED;
-	} else if (!READ_ONCE(e->synced)) {
+	} else if (!u.synced) {
 		c->verdict = MD_UNSYNCED;
 	} else if (c->quiescent ? negative : low < -c->bound) {
 		/*
@@ -180,7 +301,7 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		c->suspect = MD_VIEW_NONE;
 		c->delta = c->kernel - c->ledger;
 	}
-	md_check_log(e, c);
+	md_check_log(u.e, c);
 }
 
 /* Log a verdict that is new for this memcg, once, not on every read. */
@@ -211,6 +332,7 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 	long global0, seq0;
 	struct mem_cgroup *pos = NULL;
 	struct md_check c;
+	bool local_negative;
 	struct md_entry *e;
 	long kernel;
 	int nid;
@@ -222,9 +344,10 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 	md_scan();		/* and the reference sequences */
 	while ((pos = md_memcg_walk(pos))) {
 		/* the sum needs every memcg, with an entry or not */
+		local_negative = false;
 		for_each_node(nid) {
 			kernel = md_kernel_dirty_node(pos, nid);
-			g->negative += kernel < 0;
+			local_negative |= kernel < 0;
 			g->kernel_sum += kernel;
 		}
 		e = md_entry_get(pos, GFP_ATOMIC);
@@ -232,9 +355,16 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 			c.verdict = MD_UNTRUSTED;
 		} else {
 			md_check_memcg(e, pos, &c, false, untrusted);
-			for_each_node(nid)
-				g->negative += md_entry_dirty(e, nid) < 0;
+			for_each_node(nid) {
+				local_negative |= md_entry_dirty(e, nid) < 0;
+				g->kernel_sum += md_entry_carried_kernel(e, nid);
+			}
 		}
+		/* where units fold memcgs, a local value may be below 0 */
+		if (MD_KERNEL_REPARENTS)
+			g->negative += e && !c.unit && c.negative;
+		else
+			g->negative += local_negative;
 		g->counts[c.verdict]++;
 		if (c.verdict > g->worst)
 			g->worst = c.verdict;

@@ -36,6 +36,9 @@ struct md_check {
 	bool node_differs;
 	int nid;			/* first node where the views differ */
 	u64 scan_age_ms;
+	bool negative;			/* a view below 0 on some node */
+	/* the cgroup id of the live memcg whose unit this dying one is in */
+	u64 unit;
 };
 
 /* The global check: every memcg, and the kernel's counters among themselves. */
@@ -45,7 +48,8 @@ struct md_global_check {
 	long kernel_global;		/* exact global NR_FILE_DIRTY */
 	long kernel_sum;		/* sum of every memcg's local counter */
 	bool sum_settled;		/* nothing moved while summing */
-	long negative;			/* negative counters, kernel's and ledger's */
+	/* negative counters, kernel's and ledger's (units' where it reparents) */
+	long negative;
 };
 
 /*

@@ -34,6 +34,15 @@ static inline bool md_mapping_accounts_dirty(struct address_space *mapping)
 #define MD_KERNEL_HAS_MEMCG_V1	1
 #endif
 
+/*
+ * From 7.1 a folio is charged through an obj_cgroup, and rmdir repoints a
+ * memcg's obj_cgroups to its parent when the memcg goes offline: its
+ * folios, and the stat updates they bring, move to the parent, while its
+ * own counters keep what they had, until it is freed: the ledger carries
+ * them on to the parent's entry then, and the checks compare units.
+ */
+#define MD_KERNEL_REPARENTS	(LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0))
+
 /* migrate_folio()'s and folio_migrate_mapping()'s success: 0 from 6.18 */
 #ifdef MIGRATEPAGE_SUCCESS
 #define MD_MIGRATE_SUCCESS	MIGRATEPAGE_SUCCESS

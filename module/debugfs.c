@@ -66,8 +66,10 @@ static void md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
 	while ((pos = md_memcg_next(pos, memcg))) {
 		e = md_entry_lookup(pos);
 		for_each_node(nid) {
-			if (e)
-				*ledger += md_entry_dirty(e, nid);
+			if (e) {	/* and what freed descendants left */
+				*ledger += md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
+				*kernel += md_entry_carried_kernel(e, nid);
+			}
 			*kernel += md_kernel_dirty_node(pos, nid);
 		}
 	}
@@ -78,6 +80,7 @@ static int md_stat_show(struct seq_file *m, void *v)
 {
 	struct md_entry *e = m->private;
 	long ledger = 0, kernel = 0, hl, hk;
+	long ledger_carried = 0, kernel_carried = 0;
 	struct mem_cgroup *memcg;
 	int nid, ev;
 
@@ -103,6 +106,13 @@ static int md_stat_show(struct seq_file *m, void *v)
 	seq_printf(m, "dirtied_uncharged %ld\n",
 		   memcg == md_root_memcg() ? md_uncharged_total() : 0);
 	seq_printf(m, "synced %d\n", READ_ONCE(e->synced));
+	if (MD_KERNEL_REPARENTS) {
+		for_each_node(nid) {
+			ledger_carried += md_entry_carried_ledger(e, nid);
+			kernel_carried += md_entry_carried_kernel(e, nid);
+		}
+		seq_printf(m, "carried %ld\nkernel_carried %ld\n", ledger_carried, kernel_carried);
+	}
 	css_put(&memcg->css);
 	return 0;
 }
@@ -128,6 +138,8 @@ static int md_check_file_show(struct seq_file *m, void *v)
 	seq_printf(m, "suspect %s\n", md_view_names[c.suspect]);
 	seq_printf(m, "delta %ld\n", c.delta);
 	seq_printf(m, "quiescent %d\nbound %ld\n", c.quiescent, c.bound);
+	if (c.unit)
+		seq_printf(m, "unit %llu\n", c.unit);
 	seq_printf(m, "scan_busy %ld\n", c.scan_busy);
 	return 0;
 }

@@ -78,16 +78,21 @@ static atomic_long_t md_entries_allocated;
 static struct work_struct *md_change_work;
 static bool md_stopping;
 
+/* The per-node arrays of an entry: base, scan, injected, carried_* */
+#define MD_ENTRY_ARRAYS	5
+
 static struct md_entry *md_entry_alloc(void)
 {
 	struct md_entry *e;
 
-	e = kzalloc(struct_size(e, arrays, 3 * nr_node_ids), GFP_KERNEL);
+	e = kzalloc(struct_size(e, arrays, MD_ENTRY_ARRAYS * nr_node_ids), GFP_KERNEL);
 	if (!e)
 		return NULL;
 	e->base = e->arrays;
 	e->scan = e->arrays + nr_node_ids;
 	e->injected = (atomic_long_t *)(e->arrays + 2 * nr_node_ids);
+	e->carried_kernel = (atomic_long_t *)(e->arrays + 3 * nr_node_ids);
+	e->carried_ledger = (atomic_long_t *)(e->arrays + 4 * nr_node_ids);
 	e->pcpu = __alloc_percpu(struct_size(e->pcpu, dirty, nr_node_ids),
 				 __alignof__(long));
 	if (!e->pcpu) {
@@ -114,7 +119,8 @@ long md_entries_count(void)
 /* What one entry costs: the entry itself and its per-CPU counters. */
 size_t md_entry_bytes(void)
 {
-	return struct_size((struct md_entry *)NULL, arrays, 3 * nr_node_ids) + num_possible_cpus() *
+	return struct_size((struct md_entry *)NULL, arrays, MD_ENTRY_ARRAYS * nr_node_ids) +
+	       num_possible_cpus() *
 	       struct_size((struct md_pcpu *)NULL, dirty, nr_node_ids);
 }
 
@@ -356,6 +362,16 @@ long md_entry_dirty(struct md_entry *e, int nid)
 	return READ_ONCE(e->base[nid]) + md_entry_events_dirty(e, nid);
 }
 
+long md_entry_carried_kernel(struct md_entry *e, int nid)
+{
+	return atomic_long_read(&e->carried_kernel[nid]);
+}
+
+long md_entry_carried_ledger(struct md_entry *e, int nid)
+{
+	return atomic_long_read(&e->carried_ledger[nid]);
+}
+
 long md_entry_events_dirty(struct md_entry *e, int nid)
 {
 	return md_sum_cpus(&e->pcpu->dirty[nid]);
@@ -441,6 +457,30 @@ struct mem_cgroup *md_entry_pin(struct md_entry *e)
 }
 
 /* Probe on mem_cgroup_css_free: the memcg is about to be freed. */
+/*
+ * Where the kernel reparents, a dying memcg's folios already count in its
+ * parent's stats, and its own counters vanish when it is freed (the
+ * kernel folds them into the parent's hierarchical stats only).  So the
+ * kernel's and the ledger's last values of @e, and what @e carried itself,
+ * go on in its parent's entry: the views keep summing to the same.  Runs
+ * at mem_cgroup_css_free(), when no update of @memcg can come any more.
+ */
+static void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
+	struct md_entry *pe = parent ? md_entry_lookup(parent) : NULL;
+	int nid;
+
+	if (!pe)
+		return;		/* the parent has no entry: it starts unsynced */
+	for_each_node(nid) {
+		atomic_long_add(md_kernel_dirty_node(memcg, nid) +
+				md_entry_carried_kernel(e, nid), &pe->carried_kernel[nid]);
+		atomic_long_add(md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid),
+				&pe->carried_ledger[nid]);
+	}
+}
+
 void md_memcg_freed(struct mem_cgroup *memcg)
 {
 	struct md_entry *e;
@@ -448,6 +488,8 @@ void md_memcg_freed(struct mem_cgroup *memcg)
 
 	raw_spin_lock_irqsave(&md_hash_lock, flags);
 	e = md_entry_lookup(memcg);
+	if (e && MD_KERNEL_REPARENTS)
+		md_carry(e, memcg);
 	if (e) {
 		hlist_del_init_rcu(&e->hash);
 		e->dead = true;

@@ -75,7 +75,14 @@ struct md_entry {
 	long *base;			/* per node: dirty pages before the events */
 	long *scan;			/* per node: last page scan (md_mutex) */
 	atomic_long_t *injected;	/* per node: fault injection's skew */
-	long arrays[];			/* base, scan, injected */
+	/*
+	 * Per node, where the kernel reparents (MD_KERNEL_REPARENTS): the
+	 * kernel's and the ledger's last values of freed descendants.  Their
+	 * folios now count here, their counters are gone (md_carry()).
+	 */
+	atomic_long_t *carried_kernel;
+	atomic_long_t *carried_ledger;
+	long arrays[];			/* base, scan, injected, carried_* */
 };
 
 /* md_entries, and every entry's fields marked md_mutex */
@@ -113,6 +120,8 @@ struct llist_node *md_ledger_take_dead(void);
 void md_ledger_free_dead(struct llist_node *dead);
 
 long md_entry_dirty(struct md_entry *e, int nid);
+long md_entry_carried_kernel(struct md_entry *e, int nid);
+long md_entry_carried_ledger(struct md_entry *e, int nid);
 long md_entry_events_dirty(struct md_entry *e, int nid);
 long md_entry_dirty_may_sleep(struct md_entry *e, int nid);
 long md_entry_event(struct md_entry *e, enum md_event ev);

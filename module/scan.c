@@ -226,8 +226,9 @@ int md_resync(void)
 			left++;
 			continue;
 		}
-		for_each_node(nid)
-			WRITE_ONCE(e->base[nid], e->scan[nid] - events[nid]);
+		for_each_node(nid)	/* what was carried here counts too */
+			WRITE_ONCE(e->base[nid], e->scan[nid] - events[nid] -
+				   md_entry_carried_ledger(e, nid));
 		WRITE_ONCE(e->synced, true);
 		smp_mb();	/* pairs with md_entry_unsync() */
 		if (!md_entry_quiet(e, e->seq0)) {
