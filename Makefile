@@ -12,6 +12,7 @@
 #   make check-debug             the suite on a KASAN/lockdep/kmemleak kernel and
 #                                with preempt=full (not part of check)
 #   make debug-kernel            just build that kernel (build/debug-kernel/)
+#   make kernels                 the kernel matrix, and newer Debian kernels
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 # Kernels with headers installed, newest last; the default is the running
@@ -23,7 +24,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 # Debian 13's kernels (7.x from trixie-backports): their headers need gcc-14
 # and glibc 2.38, so they are built and unpacked in a Debian 13 root made on
 # demand (scripts/kernel-root, build/roots/trixie/), never installed here.
-ROOT_KVERS ?= 7.3.4+deb13-amd64
+ROOT_KVERS ?= 7.3.4+deb13-amd64 7.3.4+deb13-rt-amd64
 KVERS := $(HOST_KVERS) $(ROOT_KVERS)
 # Flavours that can boot in the VM: headers and a kernel image.
 VM_KVERS := $(foreach k,$(HOST_KVERS),$(if $(wildcard /boot/vmlinuz-$(k)),$(k))) $(ROOT_KVERS)
@@ -122,6 +123,10 @@ install: module cli
 
 deps:
 	@selftests/vm/deps
+
+# the kernel matrix, what its last runs proved, and newer kernels to prove
+kernels:
+	@scripts/kernels $(KVERS)
 
 # DKMS: the source goes to /usr/src/memcg_dirty-VERSION; add, build, install.
 dkms-install:
@@ -247,5 +252,5 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 	tar -cf $@ -C $(BENCH_SRC) include
 	truncate -s %1M $@
 
-.PHONY: bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps dkms-install dkms-uninstall \
+.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps dkms-install dkms-uninstall \
 	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug
