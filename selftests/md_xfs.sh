@@ -42,11 +42,20 @@ md_check "dirtied counts pages ($n for $N)" test "$n" -ge "$N" -a "$n" -le $((N 
 # (md_numa): both must reach the migrated probe, whatever the compiler
 # inlined in this kernel.
 if [ -d /sys/devices/system/node/node1 ]; then
-	m0=$(md_stat md_xfs migrated)
+	m0=$(md_stat md_xfs migrated) c0=$(md_stat md_xfs cleaned_io)
 	to=$(( $(mdfile nodes "$W/f" | sed -n 's/^node\([0-9]*\)=.*/\1/p' | head -n 1) == 0 ? 1 : 0 ))
 	moved=$(mdfile migrate "$W/f" $to | awk '{ print $2 }')
-	md_check "xfs: move_pages migrated dirty pages ($moved), migrated +$(($(md_stat md_xfs migrated) - m0))" \
-		test "$moved" -gt 0 -a "$(md_stat md_xfs migrated)" -gt "$m0"
+	m=$(($(md_stat md_xfs migrated) - m0)) c=$(($(md_stat md_xfs cleaned_io) - c0))
+	if [ "$m" = 0 ] && [ "$c" -ge "$N" ] && [ "$(md_stat md_xfs dirty)" = 0 ]; then
+		# 7.3 writes mapped dirty folios back, then migrates them clean
+		# (md_numa migrates dirty xfs pages written with write(2))
+		md_diag "xfs: the kernel wrote the $N mapped dirty pages back ($c cleaned), then moved $moved clean"
+		md_eq "xfs: written back, not migrated: ledger and kernel 0" "0 0" \
+			"$(md_stat md_xfs dirty) $(md_stat md_xfs kernel_dirty)"
+	else
+		md_check "xfs: move_pages migrated dirty pages ($moved), migrated +$m" \
+			test "$moved" -gt 0 -a "$m" -gt 0
+	fi
 	md_check "xfs: ledger equals kernel per node after migration" md_agree md_xfs
 else
 	md_skip "xfs: migration reaches the probe" "one NUMA node"
