@@ -144,6 +144,10 @@ dkms-uninstall:
 # without loading anything on this machine.
 dkms-check:
 	@scripts/dkms-check $(HOST_KVERS)
+	@# Debian 13's kernels: the same round trip, in their root, with its dkms
+	@for k in $(ROOT_KVERS); do scripts/kernel-root ensure $$k || exit 1; done
+	@$(if $(ROOT_KVERS),scripts/kernel-root run $(firstword $(ROOT_KVERS)) \
+		$(CURDIR)/scripts/dkms-check $(ROOT_KVERS))
 
 $(CHECKPATCH):
 	@test -r /usr/src/linux-source-6.1.tar.xz || { echo "lint needs linux-source-6.1: make deps"; exit 1; }
