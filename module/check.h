@@ -48,7 +48,7 @@ struct md_global_check {
 	long kernel_global;		/* exact global NR_FILE_DIRTY */
 	long kernel_sum;		/* sum of every memcg's local counter */
 	bool sum_settled;		/* nothing moved while summing */
-	/* negative counters, kernel's and ledger's (units' where it reparents) */
+	/* memcgs (units where it reparents) with a kernel or ledger value < 0 */
 	long negative;
 };
 

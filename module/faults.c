@@ -31,6 +31,7 @@ static const struct {
 	[MD_D_SUM]		= { "sum",		false },
 	[MD_D_LOAD]		= { "load",		false },
 	[MD_D_UNLOAD]		= { "unload",		false },
+	[MD_D_FREE]		= { "free",		true },
 };
 
 static unsigned long md_delay_us[MD_NR_DELAYS];

@@ -25,6 +25,7 @@ enum md_delay_point {
 	MD_D_SUM,		/* a check's ledger sum, after the first CPU's share */
 	MD_D_LOAD,		/* load: between arming the probes and the entries */
 	MD_D_UNLOAD,		/* unload: before undoing fault injection */
+	MD_D_FREE,		/* memcg_free's probe, before the entry dies */
 	MD_NR_DELAYS,
 };
 

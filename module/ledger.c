@@ -442,7 +442,12 @@ long md_total_seq(void)
 /*
  * Take a reference on the memcg behind a possibly dying entry, or fail.
  * md_memcg_freed() marks entries dead under md_hash_lock before the memcg
- * is freed, so holding the lock keeps the memory valid for the tryget.
+ * is freed, so holding the lock keeps the memory valid.  But the kernel
+ * exits the css's refcount before it calls mem_cgroup_css_free(), and a
+ * tryget then reads a NULL pointer (seen on 7.3-rt, under md_churn).  It
+ * exits it an RCU grace period after it marked the css released, and the
+ * lock (irqs off) is a read-side section: a css not yet seen released
+ * keeps its refcount until we are done.
  */
 struct mem_cgroup *md_entry_pin(struct md_entry *e)
 {
@@ -450,13 +455,13 @@ struct mem_cgroup *md_entry_pin(struct md_entry *e)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&md_hash_lock, flags);
-	if (!e->dead && css_tryget(&e->memcg->css))
+	if (!e->dead && !(READ_ONCE(e->memcg->css.flags) & CSS_RELEASED) &&
+	    css_tryget(&e->memcg->css))
 		memcg = e->memcg;
 	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
 	return memcg;
 }
 
-/* Probe on mem_cgroup_css_free: the memcg is about to be freed. */
 /*
  * Where the kernel reparents, a dying memcg's folios already count in its
  * parent's stats, and its own counters vanish when it is freed (the
@@ -481,6 +486,7 @@ static void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
 	}
 }
 
+/* Probe on mem_cgroup_css_free: the memcg is about to be freed. */
 void md_memcg_freed(struct mem_cgroup *memcg)
 {
 	struct md_entry *e;

@@ -375,6 +375,7 @@ static int md_kp_free(struct kprobe *p, struct pt_regs *regs)
 	struct cgroup_subsys_state *css = md_arg(regs, 0);
 
 	md_hit(MD_P_FREE);
+	md_delay(MD_D_FREE);	/* the css's refcount is already gone */
 	md_memcg_freed(mem_cgroup_from_css(css));
 	return 0;
 }
