@@ -111,14 +111,20 @@ md_eq "the global check: ok" ok "$(awk '$1 == "verdict" { print $2 }' "$MD/check
 # the ledger keeps pages the kernel and the scan no longer have
 sync
 md_hold_writeback
+# (the drop aimed at the memcg the cleaning will be charged to: where the
+# kernel reparents the parent, once the child is offline; else the child)
 child $P/f
-rmdir_child $P/f
-sleep 1
-md_inject drop cleaned_io 1
+if [ -n "$u" ]; then
+	rmdir_child $P/f
+	sleep 1
+	md_inject drop cleaned_io 1 /$P
+	where=$P
+else
+	md_inject drop cleaned_io 1 /$P/f
+	rmdir_child $P/f
+	where=$P/f@$id
+fi
 sync
-# where the kernel reparents the parent's unit has the pages, else the child
-where=$P
-[ -z "$u" ] && where=$P/f@$id
 v=$(md_verdict $where)
 md_check "a dropped cleaning after the rmdir: $where mismatch, ledger suspect ($v)" \
 	test "${v% *}" = "mismatch ledger"
