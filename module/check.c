@@ -184,7 +184,7 @@ static void md_unit_meta(struct md_unit *u)
 }
 
 /* The unit's three views on @nid: the root's, read where it may sleep, and its members'. */
-static void md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
+static void md_unit_node_read(struct md_unit *u, int nid, long *k, long *l, long *s)
 {
 	struct mem_cgroup *pos = NULL;
 	struct md_entry *e;
@@ -205,6 +205,17 @@ static void md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
 		*s += e->scan[nid];
 	}
 	rcu_read_unlock();
+}
+
+/* The same, read again if a carry moved values between the unit's entries meanwhile. */
+static void md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
+{
+	unsigned int carry_seq;
+
+	do {
+		carry_seq = md_carry_begin();
+		md_unit_node_read(u, nid, k, l, s);
+	} while (md_carry_retry(carry_seq));
 }
 
 /*
@@ -330,6 +341,7 @@ static void md_check_log(struct md_entry *e, struct md_check *c)
 void md_check_global(struct md_global_check *g, bool untrusted)
 {
 	long global0, seq0;
+	unsigned int carry_seq;
 	struct mem_cgroup *pos = NULL;
 	struct md_check c;
 	bool local_negative;
@@ -340,6 +352,7 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 	lockdep_assert_held(&md_mutex);
 	memset(g, 0, sizeof(*g));
 	seq0 = md_total_seq();
+	carry_seq = md_carry_begin();
 	global0 = md_kernel_dirty_global();
 	md_scan();		/* and the reference sequences */
 	while ((pos = md_memcg_walk(pos))) {
@@ -371,5 +384,6 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 	}
 	g->kernel_global = md_kernel_dirty_global();
 	/* strict only if nothing moved anywhere while we summed */
-	g->sum_settled = seq0 == md_total_seq() && global0 == g->kernel_global;
+	g->sum_settled = seq0 == md_total_seq() && global0 == g->kernel_global &&
+			 !md_carry_retry(carry_seq);
 }

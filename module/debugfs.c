@@ -52,16 +52,20 @@ static const struct file_operations __name ## _fops = {			\
 static struct dentry *md_root_dir;
 static struct dentry *md_cgroups_dir;
 
-/* Ledger and kernel values summed over @memcg's subtree, dying included. */
+/* Ledger and kernel values summed over @memcg's subtree, dying included, and carried. */
 static void md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
 			     long *kernel)
 {
-	struct mem_cgroup *pos = NULL;
+	struct mem_cgroup *pos;
+	unsigned int carry_seq;
 	struct md_entry *e;
 	int nid;
 
+retry:			/* if a carry moved values inside the subtree */
+	carry_seq = md_carry_begin();
 	*ledger = 0;
 	*kernel = 0;
+	pos = NULL;
 	rcu_read_lock();
 	while ((pos = md_memcg_next(pos, memcg))) {
 		e = md_entry_lookup(pos);
@@ -74,6 +78,8 @@ static void md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
 		}
 	}
 	rcu_read_unlock();
+	if (md_carry_retry(carry_seq))
+		goto retry;
 }
 
 static int md_stat_show(struct seq_file *m, void *v)

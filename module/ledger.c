@@ -14,6 +14,7 @@
 #include <linux/hash.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
+#include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
@@ -38,6 +39,12 @@ const char * const md_event_names[MD_NR_EVENTS] = {
 static struct hlist_head md_hash[1 << MD_HASH_BITS];
 /* Protects md_hash and md_pool changes and entry->dead; taken in probes. */
 static DEFINE_RAW_SPINLOCK(md_hash_lock);
+/*
+ * Bumped around each md_carry(), which moves values from one entry to
+ * another: a reader summing both could see them on neither or on both.
+ */
+static seqcount_raw_spinlock_t md_carry_seq =
+	SEQCNT_RAW_SPINLOCK_ZERO(md_carry_seq, &md_hash_lock);
 static LIST_HEAD(md_pool);
 static unsigned int md_pool_count;
 static LLIST_HEAD(md_fresh);
@@ -465,25 +472,58 @@ struct mem_cgroup *md_entry_pin(struct md_entry *e)
 /*
  * Where the kernel reparents, a dying memcg's folios already count in its
  * parent's stats, and its own counters vanish when it is freed (the
- * kernel folds them into the parent's hierarchical stats only).  So the
- * kernel's and the ledger's last values of @e, and what @e carried itself,
- * go on in its parent's entry: the views keep summing to the same.  Runs
- * at mem_cgroup_css_free(), when no update of @memcg can come any more.
+ * kernel folds them into the parent's hierarchical stats only).  So what
+ * @e holds, the kernel's and the ledger's values of @memcg and what was
+ * carried into @e, goes on in its parent's entry, and leaves @e: the
+ * views keep summing to the same.  The release moves it all, right
+ * before the kernel unlinks @memcg from its parent's children (where the
+ * checks find a unit's members); the free moves whatever came after,
+ * from updates that were in flight (normally nothing).
  */
 static void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
 {
 	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
 	struct md_entry *pe = parent ? md_entry_lookup(parent) : NULL;
+	long kernel, ledger;
 	int nid;
 
+	lockdep_assert_held(&md_hash_lock);
 	if (!pe)
 		return;		/* the parent has no entry: it starts unsynced */
+	write_seqcount_begin(&md_carry_seq);
 	for_each_node(nid) {
-		atomic_long_add(md_kernel_dirty_node(memcg, nid) +
-				md_entry_carried_kernel(e, nid), &pe->carried_kernel[nid]);
-		atomic_long_add(md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid),
-				&pe->carried_ledger[nid]);
+		kernel = md_kernel_dirty_node(memcg, nid) + md_entry_carried_kernel(e, nid);
+		ledger = md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
+		atomic_long_add(kernel, &pe->carried_kernel[nid]);
+		atomic_long_sub(kernel, &e->carried_kernel[nid]);
+		atomic_long_add(ledger, &pe->carried_ledger[nid]);
+		atomic_long_sub(ledger, &e->carried_ledger[nid]);
 	}
+	write_seqcount_end(&md_carry_seq);
+}
+
+/* For readers that sum entries a carry moves between: retry if one ran. */
+unsigned int md_carry_begin(void)
+{
+	return read_seqcount_begin(&md_carry_seq);
+}
+
+bool md_carry_retry(unsigned int seq)
+{
+	return read_seqcount_retry(&md_carry_seq, seq);
+}
+
+/* Probe on the css release (MD_KERNEL_REPARENTS only): see md_carry(). */
+void md_memcg_released(struct mem_cgroup *memcg)
+{
+	struct md_entry *e;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_hash_lock, flags);
+	e = md_entry_lookup(memcg);
+	if (e)
+		md_carry(e, memcg);
+	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
 }
 
 /* Probe on mem_cgroup_css_free: the memcg is about to be freed. */

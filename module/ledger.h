@@ -76,9 +76,10 @@ struct md_entry {
 	long *scan;			/* per node: last page scan (md_mutex) */
 	atomic_long_t *injected;	/* per node: fault injection's skew */
 	/*
-	 * Per node, where the kernel reparents (MD_KERNEL_REPARENTS): the
-	 * kernel's and the ledger's last values of freed descendants.  Their
-	 * folios now count here, their counters are gone (md_carry()).
+	 * Per node, where the kernel reparents (MD_KERNEL_REPARENTS): what
+	 * was carried in from released descendants (their folios count here
+	 * now), less what this memcg handed on to its parent once released
+	 * itself; md_carry().
 	 */
 	atomic_long_t *carried_kernel;
 	atomic_long_t *carried_ledger;
@@ -109,7 +110,10 @@ void md_account_migrate(struct mem_cgroup *memcg, int from, int to,
 void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
 		     int nid, long pages);
 void md_account_uncharged(long pages);
+void md_memcg_released(struct mem_cgroup *memcg);
 void md_memcg_freed(struct mem_cgroup *memcg);
+unsigned int md_carry_begin(void);
+bool md_carry_retry(unsigned int seq);
 void md_memcg_changed(void);
 
 struct md_entry *md_entry_lookup(struct mem_cgroup *memcg);

@@ -14,6 +14,7 @@ enum md_point {
 	MD_P_MOVED,
 	MD_P_ONLINE,
 	MD_P_OFFLINE,
+	MD_P_RELEASE,
 	MD_P_FREE,
 	MD_NR_POINTS,
 };
@@ -28,6 +29,7 @@ static inline const char *md_point_name(enum md_point p)
 		[MD_P_MOVED]		= "moved",
 		[MD_P_ONLINE]		= "memcg_online",
 		[MD_P_OFFLINE]		= "memcg_offline",
+		[MD_P_RELEASE]		= "memcg_release",
 		[MD_P_FREE]		= "memcg_free",
 	};
 

@@ -370,6 +370,24 @@ static int md_kp_offline(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * The release work of a css: at its entry the kernel has not yet unlinked
+ * the css from its parent's children, and every css of every controller
+ * comes through here.  Only where the kernel reparents (see md_carry()).
+ */
+static int md_kp_release(struct kprobe *p, struct pt_regs *regs)
+{
+	struct work_struct *work = md_arg(regs, 0);
+	struct cgroup_subsys_state *css = container_of(work, struct cgroup_subsys_state,
+						       destroy_work);
+
+	if (!css->ss || css->ss->id != memory_cgrp_id)
+		return 0;
+	md_hit(MD_P_RELEASE);
+	md_memcg_released(mem_cgroup_from_css(css));
+	return 0;
+}
+
 static int md_kp_free(struct kprobe *p, struct pt_regs *regs)
 {
 	struct cgroup_subsys_state *css = md_arg(regs, 0);
@@ -450,6 +468,10 @@ static const struct md_variant md_v_offline[] = {
 	MD_KP("mem_cgroup_css_offline", md_kp_offline), { }
 };
 
+static const struct md_variant md_v_release[] = {
+	MD_KP("css_release_work_fn", md_kp_release), { }
+};
+
 static const struct md_variant md_v_free[] = {
 	MD_KP("mem_cgroup_css_free", md_kp_free), { }
 };
@@ -462,6 +484,8 @@ static struct md_probe md_probes[MD_NR_POINTS] = {
 	[MD_P_MOVED]	  = { false, md_v_moved },
 	[MD_P_ONLINE]	  = { false, md_v_online },
 	[MD_P_OFFLINE]	  = { false, md_v_offline },
+	/* without it a check may miss a memcg between its release and free */
+	[MD_P_RELEASE]	  = { false, md_v_release },
 	/* without it a freed memcg's address could alias a new one's entry */
 	[MD_P_FREE]	  = { true, md_v_free },
 };
@@ -535,6 +559,12 @@ static void md_detach(struct md_probe *p)
 	p->used = NULL;
 }
 
+/* Only where the kernel reparents does the release call for a carry. */
+static bool md_probe_wanted(struct md_probe *p)
+{
+	return p != &md_probes[MD_P_RELEASE] || MD_KERNEL_REPARENTS;
+}
+
 /* The first candidate that attaches; 0, or the error of a required point. */
 static int md_probe_register(struct md_probe *p)
 {
@@ -577,7 +607,7 @@ int md_probes_register_events(void)
 	int ret;
 
 	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++) {
-		if (p == &md_probes[MD_P_FREE])
+		if (p == &md_probes[MD_P_FREE] || !md_probe_wanted(p))
 			continue;
 		ret = md_probe_register(p);
 		if (ret) {
@@ -672,6 +702,8 @@ static void md_probe_status(struct seq_file *m, struct md_probe *p)
 {
 	if (p->used)
 		seq_puts(m, "attached");
+	else if (!md_probe_wanted(p))
+		seq_puts(m, "unused:no_reparenting");
 	else if (p->err != -ENOENT)
 		seq_printf(m, "error:%d", p->err);
 	else if (p == &md_probes[MD_P_MOVED] && !MD_KERNEL_HAS_MEMCG_V1)

@@ -133,6 +133,11 @@ md_probe_hits() {
 	awk -v p="$1" '$1 == p { print $5 }' "$MD/probes"
 }
 
+# md_probe_status POINT: attached, absent, error:N, ... (probes' 4th column)
+md_probe_status() {
+	awk -v p="$1" '$1 == p { print $4 }' "$MD/probes"
+}
+
 # md_wait_dir DIR: the cgroups/ mirror is built by deferred work.
 md_wait_dir() {
 	md_poll 50 md_dir_ready "$1"
