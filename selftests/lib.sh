@@ -133,6 +133,13 @@ md_probe_hits() {
 	awk -v p="$1" '$1 == p { print $5 }' "$MD/probes"
 }
 
+# md_xfs_dir: print the xfs mount the suite may use (MEMCG_DIRTY_XFS);
+# false if nothing is set, or no xfs is mounted there.
+md_xfs_dir() {
+	[ -n "${MEMCG_DIRTY_XFS:-}" ] && grep -q " $MEMCG_DIRTY_XFS xfs " /proc/mounts &&
+		echo "$MEMCG_DIRTY_XFS"
+}
+
 # md_probe_status POINT: attached, absent, error:N, ... (probes' 4th column)
 md_probe_status() {
 	awk -v p="$1" '$1 == p { print $4 }' "$MD/probes"

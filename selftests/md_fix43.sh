@@ -52,8 +52,7 @@ run() {
 # --- on this kernel as it is
 md_reload || exit 1
 run "this kernel"
-X=${MEMCG_DIRTY_XFS:-}
-if [ "$MIG" = 0 ] && [ -n "$X" ] && grep -q " $X xfs " /proc/mounts; then
+if [ "$MIG" = 0 ] && X=$(md_xfs_dir); then
 	# 7.x's ext4 writes its dirty folios back rather than migrate them
 	md_diag "no dirty page migrated on $FS: the test runs on xfs"
 	rm -f "$W/foo"
@@ -78,7 +77,7 @@ sync
 md_reload fault_inject=1 || exit 1
 echo "replay42 on" > "$MD/inject"
 run "4.2 bug replayed"
-if [ "$MIG" = 0 ] && [ "$FS" = ext4 ] && [ -n "$X" ] && grep -q " $X xfs " /proc/mounts; then
+if [ "$MIG" = 0 ] && [ "$FS" = ext4 ] && X=$(md_xfs_dir); then
 	md_diag "no dirty page migrated on ext4 this time: the replay runs on xfs"
 	rm -f "$W/foo"
 	md_rmcg md_fix43

@@ -61,8 +61,7 @@ on() {
 	return $rc
 }
 if ! on ext4 "$MD_WORK"; then
-	X=${MEMCG_DIRTY_XFS:-}
-	if [ -n "$X" ] && grep -q " $X xfs " /proc/mounts; then
+	if X=$(md_xfs_dir); then
 		on xfs "$X"
 		md_check "xfs: the dirty pages were migrated" test $? = 0
 	else

@@ -10,8 +10,7 @@ md_require_root
 md_require_debugfs
 md_require_cgroup2_memory
 md_require_module
-X=${MEMCG_DIRTY_XFS:-}
-[ -n "$X" ] && grep -q " $X xfs " /proc/mounts || md_skip_all "no xfs mounted (set MEMCG_DIRTY_XFS)"
+X=$(md_xfs_dir) || md_skip_all "no xfs mounted (set MEMCG_DIRTY_XFS)"
 W=$X/md_xfs.$$
 mkdir -p "$W"
 
