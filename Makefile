@@ -5,8 +5,9 @@
 #
 #   make [KVER=... | KDIR=...]   build memcg_dirty.ko (and the CLI)
 #   make demo                    boot the test VM and show the module at work
-#   make check                   everything: builds, DKMS, lint, unit tests, VM
-#   make install                 module, CLI and man page (PREFIX, DESTDIR)
+#   make check                   everything: builds, DKMS, lint, unit tests, packages, VM
+#   make install                 module, CLI, man page, selftests (PREFIX, DESTDIR)
+#   make deb                     the Debian packages, in build/deb/ (scripts/deb)
 #   make vm                      interactive shell in the test VM
 #   make bench                   benchmarks in the VM (not part of check)
 #   make check-debug             the suite on a KASAN/lockdep/kmemleak kernel and
@@ -38,6 +39,11 @@ HELPERS := $(patsubst selftests/helpers/%.c,$(B)/helpers/%,$(wildcard selftests/
 CLI_C := tools/mdcli.c tools/mdmodel.c tools/mdemit.c tools/mdprom.c tools/mdparse.c
 TOOL_SRC := $(CLI_C) tools/mdcli.h tools/mdmodel.h tools/mdemit.h tools/mdprom.h tools/mdparse.h
 TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2
+# The test helpers are static for the VM's initramfs; packages link them
+# dynamically (HELPER_LDFLAGS=).  CPPFLAGS, CFLAGS and LDFLAGS from the
+# environment (dpkg-buildflags) come after ours.
+HELPER_LDFLAGS ?= -static
+USER_FLAGS = $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
 PREFIX ?= /usr/local
 FUZZ_SECONDS ?= 30
 CHECKPATCH := $(B)/checkpatch/scripts/checkpatch.pl
@@ -71,19 +77,19 @@ modules-all:
 helpers: $(HELPERS) $(B)/helpers/memcg-dirty $(B)/helpers/mdpromcheck
 $(B)/helpers/%: selftests/helpers/%.c
 	@mkdir -p $(B)/helpers
-	$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+	$(CC) $(HELPER_LDFLAGS) -O2 -Wall -Wextra -Werror $(USER_FLAGS) -o $@ $<
 
 # The CLI: dynamic for this machine, static copies for the test VM.
 cli: $(B)/tools/memcg-dirty
 $(B)/tools/memcg-dirty: tools/memcg-dirty.c $(TOOL_SRC)
 	@mkdir -p $(B)/tools
-	$(CC) $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c $(CLI_C)
+	$(CC) $(TOOL_CFLAGS) $(USER_FLAGS) -o $@ tools/memcg-dirty.c $(CLI_C)
 $(B)/helpers/memcg-dirty: tools/memcg-dirty.c $(TOOL_SRC)
 	@mkdir -p $(B)/helpers
 	$(CC) -static $(TOOL_CFLAGS) -o $@ tools/memcg-dirty.c $(CLI_C)
 $(B)/helpers/mdpromcheck: tools/mdpromcheck.c tools/mdparse.c tools/mdparse.h
 	@mkdir -p $(B)/helpers
-	$(CC) -static $(TOOL_CFLAGS) -o $@ tools/mdpromcheck.c tools/mdparse.c
+	$(CC) $(HELPER_LDFLAGS) $(TOOL_CFLAGS) $(USER_FLAGS) -o $@ tools/mdpromcheck.c tools/mdparse.c
 
 # Host unit tests of the CLI against fixture trees, under ASan and UBSan.
 unit: $(TOOL_SRC) tools/test_memcg_dirty.c
@@ -114,12 +120,31 @@ fuzz-long:
 clean:
 	rm -rf $(B) memcg_dirty.ko
 
-# The module for KVER, the CLI and its man page; PREFIX and DESTDIR honoured.
-install: module cli
+# make install: the module for KVER, and the tools.  PREFIX and DESTDIR
+# are honoured; the packages' build uses install-tools (the module comes
+# from DKMS there).
+SELFTESTS_DIR = $(DESTDIR)$(PREFIX)/lib/memcg-dirty/selftests
+install: install-module install-tools
+
+install-module: module
 	install -D -m 0644 $(B)/$(KVER)/memcg_dirty.ko $(DESTDIR)/lib/modules/$(KVER)/updates/memcg_dirty.ko
+	$(if $(DESTDIR),@echo "install: into $(DESTDIR): depmod left to the package",depmod -a $(KVER))
+
+# The CLI and its man page; the selftests with their list (Makefile), their
+# settings and their helpers (bin/, which lib.sh puts on PATH).
+tools: cli $(HELPERS) $(B)/helpers/mdpromcheck
+
+install-tools: tools
 	install -D -m 0755 $(B)/tools/memcg-dirty $(DESTDIR)$(PREFIX)/sbin/memcg-dirty
 	install -D -m 0644 tools/memcg-dirty.8 $(DESTDIR)$(PREFIX)/share/man/man8/memcg-dirty.8
-	$(if $(DESTDIR),@echo "install: into $(DESTDIR): depmod left to the package",depmod -a $(KVER))
+	install -d $(SELFTESTS_DIR)/bin
+	install -m 0755 selftests/*.sh $(SELFTESTS_DIR)/
+	chmod 0644 $(SELFTESTS_DIR)/lib.sh
+	install -m 0644 selftests/Makefile selftests/settings $(SELFTESTS_DIR)/
+	install -m 0755 $(HELPERS) $(B)/helpers/mdpromcheck $(SELFTESTS_DIR)/bin/
+
+deb:
+	@scripts/deb
 
 deps:
 	@selftests/vm/deps
@@ -182,6 +207,8 @@ check: deps
 	@$(MAKE) --no-print-directory cli unit fuzz
 	@echo "== dkms"
 	@$(MAKE) --no-print-directory dkms-check
+	@echo "== Debian packages (lintian-clean)"
+	@$(MAKE) --no-print-directory deb
 	@echo "== selftests in the VM"
 	@$(MAKE) --no-print-directory vm-check
 	@echo "== make check: all passed"
@@ -256,5 +283,6 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 	tar -cf $@ -C $(BENCH_SRC) include
 	truncate -s %1M $@
 
-.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps dkms-install dkms-uninstall \
+.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps \
+	install-module install-tools tools deb dkms-install dkms-uninstall \
 	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug

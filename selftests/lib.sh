@@ -11,7 +11,9 @@ if [ ! -e "$CG/cgroup.controllers" ] && [ -e "$CG/memory/cgroup.procs" ]; then
 	CG=/sys/fs/cgroup/memory
 	MD_CGV=1
 fi
-PATH=$PATH:$(cd "$(dirname "$0")" && pwd)/../build/helpers
+# the helpers: built in the tree, or installed beside the tests (bin/)
+md_here=$(cd "$(dirname "$0")" && pwd)
+PATH=$PATH:$md_here/../build/helpers:$md_here/bin
 KSFT_SKIP=4
 md_n=0
 md_failed=0
