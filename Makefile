@@ -13,6 +13,8 @@
 #   make check-debug             the suite on a KASAN/lockdep/kmemleak kernel and
 #                                with preempt=full (not part of check)
 #   make debug-kernel            just build that kernel (build/debug-kernel/)
+#   make check-system            the packages in a full Debian guest, kernel
+#                                upgrade included (not part of check)
 #   make kernels                 the kernel matrix, and newer Debian kernels
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
@@ -221,6 +223,13 @@ DEBUG_KERNEL_DEPS := bc bison flex libelf-dev libssl-dev
 debug-kernel:
 	@selftests/vm/deps $(DEBUG_KERNEL_DEPS)
 	@scripts/debug-kernel
+
+# The operator's path in a full Debian 12 guest (scripts/check-system):
+# the packages installed with apt, DKMS, modprobe, a systemd scope's check,
+# the installed selftests, the textfile service, a kernel upgrade to 6.12
+# and a reboot into it, apt purge.  Not part of check (see the README).
+check-system: deb
+	@scripts/check-system
 
 check-debug:
 	@selftests/vm/deps $(DEBUG_KERNEL_DEPS)
