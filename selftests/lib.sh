@@ -99,8 +99,8 @@ md_require_cgroup2_memory() {
 # A block-backed filesystem: tmpfs pages are not dirty-accounted.
 md_require_disk() {
 	MD_FS=${MEMCG_DIRTY_EXT4:-${MEMCG_DIRTY_DIR:-}}
-	[ -n "$MD_FS" ] && [ -d "$MD_FS" ] ||
-		md_skip_all "set MEMCG_DIRTY_DIR to a directory on a disk filesystem (ext4, xfs)"
+	[ -n "$MD_FS" ] || md_skip_all "set MEMCG_DIRTY_DIR to a directory on a disk filesystem (ext4, xfs)"
+	[ -d "$MD_FS" ] || md_skip_all "MEMCG_DIRTY_DIR: $MD_FS is not a directory"
 	MD_WORK=$MD_FS/md_selftest.$$
 	mkdir -p "$MD_WORK" || md_skip_all "cannot write to $MD_FS"
 }
