@@ -102,7 +102,12 @@ echo $upid2 > "$CG/md_ck/u/cgroup.procs"
 sleep 0.5
 md_reload fault_inject=1 || exit 1
 md_wait_dir md_ck/u
-md_eq "loaded while md_ck/u writes: unsynced" unsynced "$(md_chk md_ck/u verdict)"
+# (on a slow machine a scan may still fall into a moment when neither
+# writes, and sync the memcg rightly: then its verdict must be ok)
+v=$(md_chk md_ck/u verdict)
+[ "$v" = unsynced ] || md_diag "md_ck/u synced in a quiet moment: $v"
+md_check "loaded while md_ck/u writes: unsynced, or synced and ok ($v)" \
+	test "$v" = unsynced -o "$v" = ok
 touch "$W/stopu"
 wait $upid $upid2
 sync
