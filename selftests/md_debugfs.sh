@@ -26,7 +26,7 @@ modver=$(cat /sys/module/memcg_dirty/version 2>/dev/null)
 md_eq "version file matches the module's version" "$modver" "$ver"
 md_eq "probes has a header and one line per point" 10 "$(wc -l < "$MD/probes")"
 for p in dirtied cleaned_io cancelled migrated memcg_free; do
-	st=$(awk -v p=$p '$1 == p { print $4 }' "$MD/probes")
+	st=$(md_probe_status $p)
 	md_eq "required probe point $p attached" attached "$st"
 done
 md_check "summary lists the root cgroup" sh -c "awk '\$2 == \"/\"' $MD/summary | grep -q online"

@@ -9,7 +9,7 @@ md_require_debugfs
 md_require_disk
 [ "$MD_CGV" = 1 ] || md_skip_all "needs the v1 memory hierarchy (in the VM: selftests/vm/run --cgroup v1)"
 md_require_module
-[ "$(awk '$1 == "moved" { print $4 }' "$MD/probes")" = attached ] ||
+[ "$(md_probe_status moved)" = attached ] ||
 	md_skip_all "this kernel has no mem_cgroup_move_account to probe"
 N=1024
 W=$MD_WORK

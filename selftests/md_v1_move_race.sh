@@ -21,7 +21,7 @@ md_require_ko
 N=16
 W=$MD_WORK
 md_load_inject || md_skip_all "cannot load memcg_dirty with fault_inject=1"
-[ "$(awk '$1 == "moved" { print $4 }' "$MD/probes")" = attached ] ||
+[ "$(md_probe_status moved)" = attached ] ||
 	md_skip_all "this kernel has no mem_cgroup_move_account to probe"
 md_v1_mover md_mr_a md_mr_b "$W/f" $N
 pid=$md_mover
