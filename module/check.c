@@ -258,7 +258,8 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	c->scan_busy = u.scan_busy;
 	for_each_node(nid) {
 		md_unit_node(&u, nid, &k, &l, &s);
-		negative |= k < 0 || l < 0;
+		/* an unsynced ledger holds only the events since load */
+		negative |= k < 0 || (u.synced && l < 0);
 		low = min3(low, k, l);
 		c->kernel += k;
 		c->ledger += l;
@@ -369,7 +370,8 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 		} else {
 			md_check_memcg(e, pos, &c, false, untrusted);
 			for_each_node(nid) {
-				local_negative |= md_entry_dirty(e, nid) < 0;
+				/* an unsynced ledger holds only the events since load */
+				local_negative |= READ_ONCE(e->synced) && md_entry_dirty(e, nid) < 0;
 				g->kernel_sum += md_entry_carried_kernel(e, nid);
 			}
 		}

@@ -61,20 +61,28 @@ md_eq "after sync the short ledger underflows, ledger suspect" "underflow ledger
 md_check "a ledger_underflow event for md_ck/a" md_has_event ledger_underflow "$(md_cgid md_ck/a)"
 md_check "events names the path" sh -c "grep -q ' /md_ck/a .* ledger_underflow ' $MD/events"
 
-# a clean module on a clean system: ok everywhere
+# a clean module on a clean system: ok everywhere it can tell.  On a full
+# system (check-system's Debian guest) a memcg the test does not own may
+# stay too busy for the still scan a resync needs: unsynced is no fault.
 md_reload fault_inject=1 || exit 1
 sync
 md_check "root synced after reload" md_wait_synced ""
 for c in md_ck md_ck/a md_ck/b md_ck/c; do md_wait_synced $c; done
 g=$(cat "$MD/check")
 md_diag "$(echo "$g" | tr '\n' ' ')"
-md_eq "clean: global verdict ok" ok "$(echo "$g" | awk '$1 == "verdict" { print $2 }')"
+awk 'NR > 1 && $6 == "unsynced" && $2 !~ /^\/md_ck/ { print "# unsynced, not owned by the test: " $0 }' "$MD/summary"
+v=$(echo "$g" | awk '$1 == "verdict" { print $2 }')
+bad=$(echo "$g" | awk '$1 == "untrusted" || $1 == "mismatch" || $1 == "underflow" { n += $2 } END { print n + 0 }')
+mine=$(awk 'NR > 1 && $2 ~ /^\/md_ck/ && $6 != "ok"' "$MD/summary" | wc -l)
+[ "$v" != unsynced ] || [ "$bad" != 0 ] || [ "$mine" != 0 ] || v=ok
+md_eq "clean: global verdict ok (or unsynced, for memcgs not the test's)" ok "$v"
 md_eq "clean: kernel sum equals global NR_FILE_DIRTY" ok "$(echo "$g" | awk '$1 == "sum_check" { print $2 }')"
 # no kernel exports an rstat flush, and the unexported one may not be called (IBT)
 md_eq "hier_check is off and says why" "unavailable no_exported_rstat_flush" \
 	"$(echo "$g" | awk '$1 == "hier_check" || $1 == "hier_check_reason" { printf "%s%s", s, $2; s = " " }')"
 md_eq "clean: no negative counter" 0 "$(echo "$g" | awk '$1 == "negative" { print $2 }')"
-md_eq "clean: every summary line ok" 0 "$(awk 'NR > 1 && $6 != "ok"' "$MD/summary" | wc -l)"
+md_eq "clean: every summary line ok (or unsynced, not the test's)" 0 \
+	"$(awk 'NR > 1 && $6 != "ok" && !($6 == "unsynced" && $2 !~ /^\/md_ck/)' "$MD/summary" | wc -l)"
 
 # a busy cgroup read in a loop never gives a false mismatch
 md_writer "$W/stop" "$W/busy" 256 3

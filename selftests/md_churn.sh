@@ -4,7 +4,8 @@
 # dirty pages in some of them; some are removed still holding dirty pages
 # (dying).  Dying ones keep exact counts until freed, then vanish; at the
 # end no stale directory is left, the module's memory (entries it has
-# allocated, from "version") is back to its baseline, and the global check
+# allocated, from "version", beyond one per memcg listed: the spare pool) is
+# back to its baseline, and the global check
 # is ok after sync.
 . ./lib.sh
 md_require_writers
@@ -15,14 +16,24 @@ W=$MD_WORK
 
 ver() { awk -v k="$1" '$1 == k { print $2 }' "$MD/version"; }
 dirs() { ls -d "$MD"/cgroups/md_churn/*/ 2>/dev/null | wc -l; }
+# entries beyond one per memcg in the summary: others' cgroups (systemd's on
+# a full system) may come and go meanwhile; retried while one does
+extra() {
+	for i in 1 2 3 4 5; do
+		a=$(($(ver entries) - $(tail -n +2 "$MD/summary" | wc -l)))
+		b=$(($(ver entries) - $(tail -n +2 "$MD/summary" | wc -l)))
+		[ "$a" != "$b" ] || break
+	done
+	echo "$b"
+}
 
 md_mkcg md_churn
 echo +memory > "$CG/md_churn/cgroup.subtree_control"
 md_wait_dir md_churn
 sync
 cat "$MD/summary" > /dev/null
-base=$(ver entries)
-md_diag "baseline: $base entries of $(ver entry_bytes) bytes"
+base=$(extra)
+md_diag "baseline: $(ver entries) entries of $(ver entry_bytes) bytes, $base beyond one per memcg"
 bad=0
 w=1
 while [ $w -le "$WAVES" ]; do
@@ -49,7 +60,7 @@ while [ $w -le "$WAVES" ]; do
 	# their pages back meanwhile: check bounds that, a bare compare cannot)
 	for d in $(ls -d "$MD"/cgroups/md_churn/*@*/ 2>/dev/null); do
 		n=${d#"$MD/cgroups/"}
-		v=$(md_chk "${n%/}" verdict)
+		v=$(md_chk "${n%/}" verdict 2>/dev/null)
 		[ -z "$v" ] || [ "$v" = ok ] || { bad=$((bad + 1)); md_diag "${n%/}: $(tr '\n' ' ' < "$d/check")"; }
 	done
 	w=$((w + 1))
@@ -74,7 +85,7 @@ while [ "$(dirs)" != 0 ] && [ $i -lt 40 ]; do
 done
 if [ "$dying" = 0 ]; then
 	md_eq "no stale directories once the memcgs are freed" 0 "$(dirs)"
-	md_eq "module memory back to its baseline ($base entries)" "$base" "$(ver entries)"
+	md_eq "module memory back to its baseline ($base entries beyond one per memcg)" "$base" "$(extra)"
 else
 	md_skip "no stale directories" "the kernel still holds $dying dying memcgs"
 	md_skip "module memory back to its baseline" "the kernel still holds $dying dying memcgs"
