@@ -218,6 +218,14 @@ static void md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
 	} while (md_carry_retry(carry_seq));
 }
 
+static void md_check_set_node(struct md_check *c, int nid, long k, long l, long s)
+{
+	c->nid = nid;
+	c->node_kernel = k;
+	c->node_ledger = l;
+	c->node_scan = s;
+}
+
 /*
  * Check one memcg: its unit (above).  Caller holds md_mutex and a
  * reference on @memcg.  With @may_scan, runs a page scan unless the cached
@@ -233,7 +241,7 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	long k, l, s, low = 0;
 	bool negative = false;
 	struct md_unit u;
-	int nid;
+	int nid, low_nid = 0;
 
 	lockdep_assert_held(&md_mutex);
 	memset(c, 0, sizeof(*c));
@@ -260,7 +268,10 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		md_unit_node(&u, nid, &k, &l, &s);
 		/* an unsynced ledger holds only the events since load */
 		negative |= k < 0 || (u.synced && l < 0);
-		low = min3(low, k, l);
+		if (min(k, l) < low) {
+			low = min(k, l);
+			low_nid = nid;
+		}
 		c->kernel += k;
 		c->ledger += l;
 		c->scan += s;
@@ -275,7 +286,7 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 			c->suspect = md_odd_one(k, l, s, u.scan_busy, &c->delta);
 		}
 		if (c->node_differs)
-			c->nid = nid;
+			md_check_set_node(c, nid, k, l, s);
 	}
 	smp_rmb();		/* the values before the sequence: md_entry_quiet() */
 	md_unit_meta(&u);
@@ -295,8 +306,11 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		 * counters are added up): an underflow only past the bound.
 		 */
 		c->verdict = MD_UNDERFLOW;
-		if (!c->node_differs)	/* all three negative alike */
+		if (!c->node_differs) {	/* all three negative alike */
 			c->suspect = MD_VIEW_NONE;
+			md_unit_node(&u, low_nid, &k, &l, &s);
+			md_check_set_node(c, low_nid, k, l, s);
+		}
 	} else if (c->quiescent) {
 		c->verdict = c->node_differs ? MD_MISMATCH : MD_OK;
 	} else {
@@ -314,6 +328,42 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		c->delta = c->kernel - c->ledger;
 	}
 	md_check_log(u.e, c);
+}
+
+/*
+ * The audit's comparison of one memcg's unit, cheap enough to run on every
+ * memcg each period: the kernel's counter against the ledger, summed over
+ * nodes, within the bound of a check that cannot use the scan.  No scan,
+ * no verdict, nothing logged.  Caller holds md_mutex and a reference on
+ * @memcg, and took the reference sequences (md_check_ref_all()).  A dying
+ * memcg inside a unit is compared as part of its live root's.
+ */
+void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
+		    struct md_quick_check *q)
+{
+	long k, l, s, low = 0;
+	struct md_unit u;
+	int nid;
+
+	lockdep_assert_held(&md_mutex);
+	memset(q, 0, sizeof(*q));
+	q->result = MD_QUICK_NONE;
+	if (!md_unit_init(&u, e, memcg) || u.root != memcg)
+		return;
+	md_unit_meta(&u);
+	if (!u.synced)
+		return;
+	for_each_node(nid) {
+		md_unit_node(&u, nid, &k, &l, &s);
+		low = min3(low, k, l);
+		q->kernel += k;
+		q->ledger += l;
+	}
+	smp_rmb();		/* the values before the sequence */
+	md_unit_meta(&u);
+	q->bound = u.seq - u.seq_ref + u.inflight;
+	q->result = abs(q->kernel - q->ledger) > q->bound || low < -q->bound ?
+		    MD_QUICK_DIFFER : MD_QUICK_AGREE;
 }
 
 /* Log a verdict that is new for this memcg, once, not on every read. */

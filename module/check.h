@@ -35,6 +35,7 @@ struct md_check {
 	bool quiescent;			/* strict comparison was possible */
 	bool node_differs;
 	int nid;			/* first node where the views differ */
+	long node_kernel, node_ledger, node_scan;	/* the three on @nid */
 	u64 scan_age_ms;
 	bool negative;			/* a view below 0 on some node */
 	/* the cgroup id of the live memcg whose unit this dying one is in */
@@ -61,6 +62,22 @@ struct md_global_check {
 
 void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		    struct md_check *c, bool may_scan, bool untrusted);
+
+/* The cheap comparison of the audit: kernel against ledger, no scan. */
+enum md_quick {
+	MD_QUICK_AGREE,		/* within the bound */
+	MD_QUICK_DIFFER,	/* apart by more than the bound */
+	MD_QUICK_NONE,		/* nothing to compare: unsynced, or in a unit */
+};
+
+struct md_quick_check {
+	enum md_quick result;
+	long kernel, ledger;	/* pages, summed over the unit and nodes */
+	long bound;
+};
+
+void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
+		    struct md_quick_check *q);
 void md_check_global(struct md_global_check *g, bool untrusted);
 void md_check_ref_all(void);
 

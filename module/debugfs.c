@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/debug/memcg_dirty/: version, probes, summary, check, events,
- * control, inject, and cgroups/, a mirror of the memory cgroup hierarchy
+ * control, inject, audit, and cgroups/, a mirror of the memory cgroup hierarchy
  * with a stat and a check file per memcg.  This file owns every dentry:
  * the ledger hands over new and dead entries, and directories of dead ones
  * are removed after md_mutex is dropped (as mm/shrinker_debug.c does).
@@ -19,6 +19,7 @@
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
 #include <linux/workqueue.h>
+#include "audit.h"
 #include "check.h"
 #include "compat.h"
 #include "debugfs.h"
@@ -353,6 +354,23 @@ static int md_version_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(md_version);
 
+static int md_audit_file_show(struct seq_file *m, void *v)
+{
+	struct md_audit_stats st;
+
+	md_audit_read_stats(&st);
+	seq_printf(m, "audit_ms %u\naudit_warn %d\n", md_audit_period_ms(), md_audit_warns());
+	seq_printf(m, "audits %lu\nlast_us %llu\nlast_wait_us %llu\nlast_memcgs %lu\n",
+		   st.audits, div_u64(st.last_ns, NSEC_PER_USEC),
+		   div_u64(st.last_wait_ns, NSEC_PER_USEC), st.last_memcgs);
+	seq_printf(m, "differed %lu\nescalations %lu\nbad_verdicts %lu\n",
+		   st.differed, st.escalations, st.bad_verdicts);
+	seq_printf(m, "printed %lu\nsuppressed %lu\nwarned %lu\nuntrusted_printed %d\n",
+		   st.printed, st.suppressed, st.warned, st.untrusted_printed);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(md_audit_file);
+
 /*
  * Directory name for a memcg: its cgroup name, with a '%' prefix where the
  * name would collide with our own files (or starts with '%' itself), and an
@@ -518,6 +536,7 @@ int md_debugfs_init(void)
 	debugfs_create_file("control", MD_MODE_RW, md_root_dir, NULL, &md_control_fops);
 	debugfs_create_file("check", MD_MODE_RO, md_root_dir, NULL, &md_global_check_fops);
 	debugfs_create_file("events", MD_MODE_RO, md_root_dir, NULL, &md_events_file_fops);
+	debugfs_create_file("audit", MD_MODE_RO, md_root_dir, NULL, &md_audit_file_fops);
 	if (md_inject_enabled())
 		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_file_fops);
 	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);

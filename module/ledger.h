@@ -68,6 +68,11 @@ struct md_entry {
 	atomic_long_t inflight;
 	atomic_long_t unsyncs;		/* md_entry_unsync() calls */
 	int last_verdict;		/* check.c: enum md_verdict, to log changes once */
+	/* audit.c's, under md_mutex */
+	unsigned int audit_strikes;	/* audits in a row that found kernel, ledger apart */
+	long audit_gap;			/* kernel - ledger at the last escalation */
+	unsigned int audit_printed;	/* verdicts (bits) printed on the console */
+	unsigned int audit_warned;	/* verdicts (bits) raised as a WARN */
 	/* debugfs.c's, under md_mutex */
 	struct dentry *dir;		/* cgroups/... directory, or NULL */
 	bool renamed;			/* dir renamed to NAME@ID once dying */

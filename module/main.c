@@ -10,6 +10,7 @@
 
 #include <linux/init.h>
 #include <linux/module.h>
+#include "audit.h"
 #include "compat.h"
 #include "debugfs.h"
 #include "events.h"
@@ -57,6 +58,7 @@ static int __init md_init(void)
 	md_ledger_unsync_existing();
 	md_debugfs_reconcile();
 	md_resync_kick();
+	md_audit_start();
 	pr_info("%s loaded, auditing the %s memory cgroup hierarchy\n",
 		MEMCG_DIRTY_VERSION, md_cgroup_v1() ? "v1" : "v2");
 	return 0;
@@ -73,6 +75,7 @@ out_ledger:
 
 static void __exit md_exit(void)
 {
+	md_audit_stop();
 	md_probes_unregister_events();
 	md_ledger_stop();
 	md_resync_stop();

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The continuous audit, for test fleets that read none of our files but
+ * scan the console: with audit_ms set, a work item audits every memcg each
+ * period.  The comparison is the cheap one (check.c's md_check_quick():
+ * the kernel's counter against the ledger within the bound, no page
+ * scan).  A memcg whose two views are apart in two audits in a row is
+ * escalated to a page scan and a full verdict, and only a bad verdict of
+ * that is said, once per memcg and verdict: one console line, and with
+ * audit_warn=1 one WARN, which harnesses flag like any kernel warning.
+ * A memcg still apart by the same number of pages is not escalated again
+ * (a scan would tell nothing new) unless audit_warn was turned on since.
+ *
+ * Process context only (a work item); md_mutex held over a pass.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bug.h>
+#include <linux/ktime.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/ratelimit.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include "audit.h"
+#include "check.h"
+#include "compat.h"
+#include "ledger.h"
+#include "probes.h"
+
+#define MD_AUDIT_MIN_MS		100
+/* audits in a row that find kernel and ledger apart before a scan */
+#define MD_AUDIT_STRIKES	2
+
+static unsigned int audit_ms;
+static bool audit_warn;
+module_param(audit_warn, bool, 0600);
+MODULE_PARM_DESC(audit_warn, "a bad verdict of the audit also raises one WARN per memcg and verdict");
+
+static void md_audit_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(md_audit_work, md_audit_fn);
+
+/* Whether the work may be queued: from md_audit_start() to md_audit_stop(). */
+static DEFINE_MUTEX(md_audit_lock);
+static bool md_audit_live;
+
+static DEFINE_SPINLOCK(md_audit_stats_lock);
+static struct md_audit_stats md_audit_totals;
+
+/* Console lines of bad verdicts: at most 10 per 5 s; a held one comes later. */
+static DEFINE_RATELIMIT_STATE(md_audit_rs, 5 * HZ, 10);
+
+/* (Re)arm or stop the work for the period now set.  md_audit_lock held. */
+static void md_audit_arm(void)
+{
+	unsigned int ms = READ_ONCE(audit_ms);
+
+	lockdep_assert_held(&md_audit_lock);
+	if (!md_audit_live)
+		return;
+	if (ms)
+		mod_delayed_work(system_unbound_wq, &md_audit_work, msecs_to_jiffies(ms));
+	else
+		cancel_delayed_work(&md_audit_work);
+}
+
+/* 0 turns the audit off; a period under 100 ms is refused. */
+static int md_audit_ms_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint(val, 0, &ms);
+	if (ret)
+		return ret;
+	if (ms && ms < MD_AUDIT_MIN_MS)
+		return -EINVAL;
+	mutex_lock(&md_audit_lock);
+	WRITE_ONCE(audit_ms, ms);
+	md_audit_arm();
+	mutex_unlock(&md_audit_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops md_audit_ms_ops = {
+	.set	= md_audit_ms_set,
+	.get	= param_get_uint,
+};
+module_param_cb(audit_ms, &md_audit_ms_ops, &audit_ms, 0600);
+MODULE_PARM_DESC(audit_ms, "audit every memcg every this many ms (0: off, the default; at least 100)");
+
+unsigned int md_audit_period_ms(void)
+{
+	return READ_ONCE(audit_ms);
+}
+
+bool md_audit_warns(void)
+{
+	return READ_ONCE(audit_warn);
+}
+
+void md_audit_read_stats(struct md_audit_stats *st)
+{
+	spin_lock(&md_audit_stats_lock);
+	*st = md_audit_totals;
+	spin_unlock(&md_audit_stats_lock);
+}
+
+/* @memcg's cgroup path into @buf (PATH_MAX), or a stand-in. */
+static const char *md_audit_path(struct mem_cgroup *memcg, char *buf)
+{
+	int len = cgroup_path(memcg->css.cgroup, buf, PATH_MAX);
+
+	return len < 0 || len >= PATH_MAX ? "(path too long)" : buf;
+}
+
+/*
+ * Say a bad verdict of @memcg: a console line unless one was printed for
+ * this memcg and verdict (one held back by the ratelimit is printed at a
+ * later audit), and with audit_warn a WARN unless one was raised.
+ */
+static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
+			    struct md_check *c, char *buf,
+			    struct md_audit_stats *pass)
+{
+	unsigned int bit = BIT(c->verdict);
+	const char *path = md_audit_path(memcg, buf);
+	u64 cgid = cgroup_id(memcg->css.cgroup);
+
+	if (!(e->audit_printed & bit)) {
+		if (__ratelimit(&md_audit_rs)) {
+			pr_warn("%s %s (id %llu) node %d: kernel %ld ledger %ld scan %ld, suspect %s\n",
+				md_verdict_names[c->verdict], path, cgid, c->nid,
+				c->node_kernel, c->node_ledger, c->node_scan,
+				md_view_names[c->suspect]);
+			e->audit_printed |= bit;
+			pass->printed++;
+		} else {
+			pass->suppressed++;
+		}
+	}
+	if (md_audit_warns() && !(e->audit_warned & bit)) {
+		e->audit_warned |= bit;
+		pass->warned++;
+		WARN(1, "memcg_dirty: audit found %s in memory cgroup %s (id %llu): kernel %ld ledger %ld scan %ld pages, suspect %s; read /sys/kernel/debug/memcg_dirty/events and the cgroup's check under cgroups/\n",
+		     md_verdict_names[c->verdict], path, cgid, c->kernel, c->ledger,
+		     c->scan, md_view_names[c->suspect]);
+	}
+}
+
+/* One memcg's audit: the cheap comparison, escalated on its second strike. */
+static void md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
+			   char *buf, struct md_audit_stats *pass)
+{
+	struct md_quick_check q;
+	struct md_check c;
+	long gap;
+
+	md_check_quick(e, memcg, &q);
+	if (q.result == MD_QUICK_NONE)
+		return;
+	pass->last_memcgs++;
+	if (q.result == MD_QUICK_AGREE) {
+		e->audit_strikes = 0;
+		e->audit_gap = 0;
+		return;
+	}
+	pass->differed++;
+	gap = q.kernel - q.ledger;
+	if (++e->audit_strikes < MD_AUDIT_STRIKES)
+		return;
+	e->audit_strikes = MD_AUDIT_STRIKES;
+	if (e->audit_printed && gap == e->audit_gap &&
+	    (!md_audit_warns() || e->audit_warned))
+		return;		/* said already, and nothing moved */
+	e->audit_gap = gap;
+	pass->escalations++;
+	md_check_memcg(e, memcg, &c, true, false);
+	if (c.verdict != MD_MISMATCH && c.verdict != MD_UNDERFLOW) {
+		e->audit_strikes = 0;	/* apart only in passing */
+		return;
+	}
+	pass->bad_verdicts++;
+	md_audit_report(e, memcg, &c, buf, pass);
+}
+
+/* One audit of every memcg. */
+static void md_audit_pass(struct md_audit_stats *pass)
+{
+	struct mem_cgroup *pos = NULL;
+	struct md_entry *e;
+	char *buf;
+
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!buf)
+		return;		/* the next period tries again */
+	mutex_lock(&md_mutex);
+	pass->last_wait_ns = ktime_get_ns();
+	md_check_ref_all();
+	pass->last_wait_ns = ktime_get_ns() - pass->last_wait_ns;
+	while ((pos = md_memcg_walk(pos))) {
+		e = md_entry_get(pos, GFP_ATOMIC);	/* from the pool only */
+		if (e)
+			md_audit_memcg(e, pos, buf, pass);
+	}
+	mutex_unlock(&md_mutex);
+	kfree(buf);
+}
+
+static void md_audit_fn(struct work_struct *work)
+{
+	struct md_audit_stats pass = {};
+	u64 start = ktime_get_ns();
+	unsigned int ms;
+
+	md_probes_log_missed();
+	if (!md_probes_untrusted()) {
+		md_audit_pass(&pass);
+	} else if (!md_audit_totals.untrusted_printed) {
+		/* no verdict can be had: say so once */
+		pr_warn("untrusted: probes missed %lu hits or cannot follow a change; the audit gives no verdict until reloaded\n",
+			md_probes_missed());
+		pass.untrusted_printed = true;
+	}
+
+	spin_lock(&md_audit_stats_lock);
+	md_audit_totals.audits++;
+	md_audit_totals.last_ns = ktime_get_ns() - start;
+	md_audit_totals.last_wait_ns = pass.last_wait_ns;
+	md_audit_totals.last_memcgs = pass.last_memcgs;
+	md_audit_totals.differed += pass.differed;
+	md_audit_totals.escalations += pass.escalations;
+	md_audit_totals.bad_verdicts += pass.bad_verdicts;
+	md_audit_totals.printed += pass.printed;
+	md_audit_totals.suppressed += pass.suppressed;
+	md_audit_totals.warned += pass.warned;
+	md_audit_totals.untrusted_printed |= pass.untrusted_printed;
+	spin_unlock(&md_audit_stats_lock);
+
+	mutex_lock(&md_audit_lock);
+	ms = READ_ONCE(audit_ms);
+	if (md_audit_live && ms)
+		queue_delayed_work(system_unbound_wq, &md_audit_work, msecs_to_jiffies(ms));
+	mutex_unlock(&md_audit_lock);
+}
+
+/* Once the probes are armed and the entries made: a period set at load starts now. */
+void md_audit_start(void)
+{
+	mutex_lock(&md_audit_lock);
+	md_audit_live = true;
+	md_audit_arm();
+	mutex_unlock(&md_audit_lock);
+}
+
+/* Before the probes go: no pass runs or is queued once this returns. */
+void md_audit_stop(void)
+{
+	mutex_lock(&md_audit_lock);
+	md_audit_live = false;
+	mutex_unlock(&md_audit_lock);
+	cancel_delayed_work_sync(&md_audit_work);
+}
