@@ -142,7 +142,7 @@ install-tools: tools
 	install -d $(SELFTESTS_DIR)/bin
 	install -m 0755 selftests/*.sh $(SELFTESTS_DIR)/
 	chmod 0644 $(SELFTESTS_DIR)/lib.sh
-	install -m 0644 selftests/Makefile selftests/settings $(SELFTESTS_DIR)/
+	install -m 0644 selftests/Makefile selftests/settings selftests/kmsg-filter.awk $(SELFTESTS_DIR)/
 	install -m 0755 $(HELPERS) $(B)/helpers/mdpromcheck $(SELFTESTS_DIR)/bin/
 
 deb:
@@ -199,6 +199,11 @@ lint: $(CHECKPATCH) modules-all
 
 vm-check: modules-all helpers
 	@scripts/vm-check $(VM_KVERS)
+
+# The audit's ten-minute false-alarm run (selftests/md_audit_soak.sh with
+# MD_SOAK_S=600) on every kernel, two at a time.  Not part of check.
+check-audit: modules-all helpers
+	@scripts/check-audit $(VM_KVERS)
 
 check: deps
 	@echo "== build (W=1) for: $(KVERS)"
@@ -294,4 +299,4 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 
 .PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
-	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug
+	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-audit
