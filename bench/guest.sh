@@ -9,6 +9,7 @@
 #   BENCH scan RUN MODULE_S PAGETYPES_S MODULE_PAGES PAGETYPES_PAGES LEDGER KERNEL MODULE_MS
 #   BENCH scale CGROUPS SUMMARY_S CHECK_S ENTRIES ENTRY_BYTES SLAB_KB PERCPU_KB
 #   BENCH slab CGROUPS CACHE KB                   what each slab cache grew by
+#   BENCH audit CGROUPS PASS_US WAIT_US MEMCGS    one pass of the audit (audit_ms)
 #   BENCH floor WORKLOAD off|floor|on ROUND VALUE UNIT  bare probes against the module
 #   BENCH steps-ready|steps-done VARIANT ...      for bench/steps on the host, which
 #                                                 writes the "BENCH steps" records
@@ -326,6 +327,22 @@ mem_delta() {
 med3() { sort -n | sed -n 2p; }
 
 made=0
+# audit_cost N: the audit's pass over every memcg (its own timing, from
+# the audit file), PAIRS passes at the shortest period, nothing to escalate
+audit_cost() {
+	echo 100 > /sys/module/memcg_dirty/parameters/audit_ms
+	r=1
+	while [ $r -le "$PAIRS" ]; do
+		a=$(awk '$1 == "audits" { print $2 }' "$MD/audit")
+		while [ "$(awk '$1 == "audits" { print $2 }' "$MD/audit")" = "$a" ]; do
+			sleep 0.05
+		done
+		echo "BENCH audit $1 $(awk '$1 == "last_us" || $1 == "last_wait_us" || $1 == "last_memcgs" { printf "%s ", $2 }' "$MD/audit")"
+		r=$((r + 1))
+	done
+	echo 0 > /sys/module/memcg_dirty/parameters/audit_ms
+}
+
 want scale || made=-1
 for n in 10 100 1000; do
 	[ $made -ge 0 ] || break
@@ -356,6 +373,7 @@ for n in 10 100 1000; do
 			"$(awk '$1 == "entries" || $1 == "entry_bytes" { printf "%s ", $2 }' "$MD/version")$slab $pcpu"
 		r=$((r + 1))
 	done
+	audit_cost $n
 done
 md_unload
 i=1

@@ -26,6 +26,10 @@ has "scan medians and disagreement" "| 3 | 0.020 s | 19 ms | 0.600 s | 30.0x | 6
 has "scan verdict" "scan: 30.0x faster than page-types, target >= 10x: met; counts **DISAGREE**"
 has "memory per cgroup between sizes" "Per cgroup (from 100 to 1000 cgroups): 2048 bytes of slab, of which 512 in inodes and dentries"
 has "summary verdict" "1,000 cgroups: summary read in 20.0 ms, target well under 1 s: met"
+# audit at 1000: passes 1100 1000 900 us, waits 90 100 110, work 1010 900 790
+# (median 900) over 1005 memcgs; scan 19 ms for 2905 MiB
+has "audit row" "| 1000 | 1005 | 1000 us | 100 us | 896 us | 0.090 % |"
+has "audit scan per GiB" "19 ms here for 2.8 GiB, 7 ms per GiB."
 # steps: medians 6532 (off), 6560 (floor), 6623 (on); handlers 3 and 76
 has "steps unloaded" "| unloaded | 3 | 6532 (6500..6550) | - | 1 |"
 has "steps module" "| memcg_dirty | 3 | 6623 (6600..6700) | 76 | 0 |"
