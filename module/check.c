@@ -110,14 +110,6 @@ struct md_unit {
 	bool scan_valid, synced;
 };
 
-/* The live memcg whose unit @memcg is in.  Caller holds rcu_read_lock(). */
-static struct mem_cgroup *md_unit_root(struct mem_cgroup *memcg)
-{
-	while (MD_KERNEL_REPARENTS && css_is_dying(&memcg->css) && parent_mem_cgroup(memcg))
-		memcg = parent_mem_cgroup(memcg);
-	return memcg;
-}
-
 /* The unit's next member after @pos beyond its root, or NULL.  Under RCU. */
 static struct mem_cgroup *md_unit_next(struct md_unit *u, struct mem_cgroup *pos)
 {
@@ -421,7 +413,8 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 			md_check_memcg(e, pos, &c, false, untrusted);
 			for_each_node(nid) {
 				/* an unsynced ledger holds only the events since load */
-				local_negative |= READ_ONCE(e->synced) && md_entry_dirty(e, nid) < 0;
+				local_negative |= READ_ONCE(e->synced) &&
+						  md_entry_dirty(e, nid) < 0;
 				g->kernel_sum += md_entry_carried_kernel(e, nid);
 			}
 		}

@@ -62,6 +62,18 @@ struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos)
 }
 
 /*
+ * The live memcg whose unit @memcg is in (see check.c): where the kernel
+ * reparents, a dying memcg's folios count in its nearest live ancestor.
+ * Caller holds rcu_read_lock() or a reference on @memcg.
+ */
+struct mem_cgroup *md_unit_root(struct mem_cgroup *memcg)
+{
+	while (MD_KERNEL_REPARENTS && css_is_dying(&memcg->css) && parent_mem_cgroup(memcg))
+		memcg = parent_mem_cgroup(memcg);
+	return memcg;
+}
+
+/*
  * Whether the last component of @memcg's cgroup path is @name, read
  * without a lock (the kernel's cgroup_name() takes a lock that sleeps on
  * PREEMPT_RT): for fault injection's matches, in any context.  From 6.15 a

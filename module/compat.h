@@ -72,6 +72,7 @@ struct mem_cgroup *md_root_memcg(void);
 struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
 				 struct mem_cgroup *root);
 struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos);
+struct mem_cgroup *md_unit_root(struct mem_cgroup *memcg);
 long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
 long md_kernel_dirty_global(void);
 void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages);

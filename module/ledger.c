@@ -502,6 +502,24 @@ static void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
 	write_seqcount_end(&md_carry_seq);
 }
 
+/*
+ * Add @pages (per node) to what @e carries on the kernel's side: the
+ * offset a resync finds in the kernel's counters (scan.c).  Readers of
+ * carried values retry as for a carry.
+ */
+void md_entry_carry_offset(struct md_entry *e, const long *pages)
+{
+	unsigned long flags;
+	int nid;
+
+	raw_spin_lock_irqsave(&md_hash_lock, flags);
+	write_seqcount_begin(&md_carry_seq);
+	for_each_node(nid)
+		atomic_long_add(pages[nid], &e->carried_kernel[nid]);
+	write_seqcount_end(&md_carry_seq);
+	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
+}
+
 /* For readers that sum entries a carry moves between: retry if one ran. */
 unsigned int md_carry_begin(void)
 {

@@ -117,6 +117,7 @@ void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
 void md_account_uncharged(long pages);
 void md_memcg_released(struct mem_cgroup *memcg);
 void md_memcg_freed(struct mem_cgroup *memcg);
+void md_entry_carry_offset(struct md_entry *e, const long *pages);
 unsigned int md_carry_begin(void);
 bool md_carry_retry(unsigned int seq);
 void md_memcg_changed(void);

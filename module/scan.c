@@ -194,21 +194,69 @@ void md_scan(void)
 }
 
 /*
+ * Where the kernel reparents, a memcg released while the module was not
+ * loaded left its live ancestor's own counter off by what it held: the
+ * updates of its folios went on in the ancestor, while its own counter,
+ * which held their increments, went with it.  Nothing can tell that from
+ * a bug before the load, so a sync takes the kernel's counters as they are,
+ * as it takes the ledger's base: @offset (per node) is what the unit of
+ * @memcg (live, @e's) must carry for its kernel sum to equal the scan.
+ * Caller holds md_mutex and a reference on @memcg.
+ */
+static void md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg,
+				    long *offset)
+{
+	struct mem_cgroup *pos;
+	unsigned int carry_seq;
+	struct md_entry *m;
+	int nid;
+
+retry:			/* if a carry moved values inside the unit */
+	carry_seq = md_carry_begin();
+	for_each_node(nid)
+		offset[nid] = e->scan[nid] - md_kernel_dirty_node(memcg, nid) -
+			      md_entry_carried_kernel(e, nid);
+	pos = NULL;
+	rcu_read_lock();
+	while ((pos = md_memcg_next(pos, memcg))) {
+		if (pos == memcg || !css_is_dying(&pos->css) || md_unit_root(pos) != memcg)
+			continue;
+		m = md_entry_lookup(pos);
+		for_each_node(nid) {
+			offset[nid] -= md_kernel_dirty_node(pos, nid);
+			if (m)
+				offset[nid] += m->scan[nid] - md_entry_carried_kernel(m, nid);
+		}
+	}
+	rcu_read_unlock();
+	if (md_carry_retry(carry_seq))
+		goto retry;
+}
+
+/*
  * Give unsynced entries a starting point: scan, and where the memcg had no
  * event at all from the start of the scan until its events are read (its
  * event sequence did not move, no return probe's window open), its pages
  * were still and the scan is its true dirty count, so
- * base = scan - events.  Returns how many entries remain unsynced.
+ * base = scan - events.  Where the kernel reparents, a live memcg's unit
+ * also takes the kernel's offset then (md_resync_kernel_offset()).
+ * Returns how many entries remain unsynced.
  */
 int md_resync(void)
 {
+	struct mem_cgroup *memcg;
+	long *events, *offset;
 	struct md_entry *e;
 	int nid, left = 0;
-	long *events;
+	bool takes_offset;
 
 	events = kmalloc_array(nr_node_ids, sizeof(*events), GFP_KERNEL);
-	if (!events)
+	offset = kmalloc_array(nr_node_ids, sizeof(*offset), GFP_KERNEL);
+	if (!events || !offset) {
+		kfree(offset);
+		kfree(events);
 		return -ENOMEM;
+	}
 	mutex_lock(&md_mutex);
 	md_scan();
 	md_delay(MD_D_RESYNC);
@@ -219,12 +267,17 @@ int md_resync(void)
 			left++;
 			continue;
 		}
+		/* a dying memcg's offset is its unit root's to take */
+		memcg = MD_KERNEL_REPARENTS ? md_entry_pin(e) : NULL;
+		takes_offset = memcg && !css_is_dying(&memcg->css);
+		if (takes_offset)
+			md_resync_kernel_offset(e, memcg, offset);
 		for_each_node(nid)
 			events[nid] = md_entry_events_dirty(e, nid);
 		/* an event since the scan began would be in events, not scan */
 		if (!md_entry_quiet(e, e->seq0)) {
 			left++;
-			continue;
+			goto next;
 		}
 		for_each_node(nid)	/* what was carried here counts too */
 			WRITE_ONCE(e->base[nid], e->scan[nid] - events[nid] -
@@ -234,9 +287,15 @@ int md_resync(void)
 		if (!md_entry_quiet(e, e->seq0)) {
 			WRITE_ONCE(e->synced, false);
 			left++;
+		} else if (takes_offset) {
+			md_entry_carry_offset(e, offset);
 		}
+next:
+		if (memcg)
+			css_put(&memcg->css);
 	}
 	mutex_unlock(&md_mutex);
+	kfree(offset);
 	kfree(events);
 	return left;
 }
