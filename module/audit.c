@@ -136,6 +136,7 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 				md_view_names[c->suspect]);
 			e->audit_printed |= bit;
 			pass->printed++;
+			pass->printed_audit = pass->audits;
 		} else {
 			pass->suppressed++;
 		}
@@ -214,6 +215,9 @@ static void md_audit_fn(struct work_struct *work)
 	u64 start = ktime_get_ns();
 	unsigned int ms;
 
+	spin_lock(&md_audit_stats_lock);
+	pass.audits = md_audit_totals.audits + 1;	/* this pass's number */
+	spin_unlock(&md_audit_stats_lock);
 	md_probes_log_missed();
 	if (!md_probes_untrusted()) {
 		md_audit_pass(&pass);
@@ -233,6 +237,8 @@ static void md_audit_fn(struct work_struct *work)
 	md_audit_totals.escalations += pass.escalations;
 	md_audit_totals.bad_verdicts += pass.bad_verdicts;
 	md_audit_totals.printed += pass.printed;
+	if (pass.printed)
+		md_audit_totals.printed_audit = pass.printed_audit;
 	md_audit_totals.suppressed += pass.suppressed;
 	md_audit_totals.warned += pass.warned;
 	md_audit_totals.untrusted_printed |= pass.untrusted_printed;

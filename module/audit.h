@@ -18,6 +18,7 @@ struct md_audit_stats {
 	unsigned long escalations;	/* page scans and full verdicts */
 	unsigned long bad_verdicts;	/* mismatch or underflow found */
 	unsigned long printed;		/* console lines printed */
+	unsigned long printed_audit;	/* the pass (1 = first) of the last line */
 	unsigned long suppressed;	/* lines held back by the ratelimit */
 	unsigned long warned;		/* WARNs raised (audit_warn) */
 	bool untrusted_printed;

@@ -365,8 +365,9 @@ static int md_audit_file_show(struct seq_file *m, void *v)
 		   div_u64(st.last_wait_ns, NSEC_PER_USEC), st.last_memcgs);
 	seq_printf(m, "differed %lu\nescalations %lu\nbad_verdicts %lu\n",
 		   st.differed, st.escalations, st.bad_verdicts);
-	seq_printf(m, "printed %lu\nsuppressed %lu\nwarned %lu\nuntrusted_printed %d\n",
-		   st.printed, st.suppressed, st.warned, st.untrusted_printed);
+	seq_printf(m, "printed %lu\nprinted_audit %lu\nsuppressed %lu\nwarned %lu\n",
+		   st.printed, st.printed_audit, st.suppressed, st.warned);
+	seq_printf(m, "untrusted_printed %d\n", st.untrusted_printed);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_audit_file);
