@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Cross-node migration of dirty file pages (move_pages(2)): the cgroup's
 # totals do not change, the per-node values move, in the ledger and in the
-# kernel alike.  On ext4 first (buffer_migrate_folio); where no dirty page
-# migrated there (7.x's ext4 writes its dirty folios back, before or when
-# they are moved), both views must say 0, and the moves run again on xfs.
+# kernel alike.  On ext4 first (buffer_migrate_folio); where the move wrote
+# dirty pages back there (7.x's ext4 writes its dirty folios back, before
+# or when they are moved, all or some of them), the per-node values cannot
+# be predicted: ledger and kernel must agree per node, and the moves run
+# again on xfs, where every check applies.
 . ./lib.sh
 md_require_writers
 md_require_module
@@ -16,26 +18,25 @@ md_mkcg md_numa
 md_wait_dir md_numa
 node0_cpu=$(sed 's/[-,].*//' /sys/devices/system/node/node0/cpulist)
 
-# move TO: move the file's pages to node TO and check both views; 2 if no
-# dirty page migrated (all cleaned instead)
+# move TO: move the file's pages to node TO and check both views; 2 if
+# dirty pages were written back around the move, or none migrated dirty
 move() {
 	to=$1
 	from=$((1 - to))
+	mig=$(md_stat md_numa migrated) cleaned=$(md_stat md_numa cleaned_io)
 	l_from=$(md_stat md_numa dirty_node$from) l_to=$(md_stat md_numa dirty_node$to)
 	k_from=$(md_stat md_numa kernel_dirty_node$from) k_to=$(md_stat md_numa kernel_dirty_node$to)
 	total=$(md_stat md_numa dirty)
-	mig=$(md_stat md_numa migrated) cleaned=$(md_stat md_numa cleaned_io)
 	moved=$(mdfile migrate "$F" "$to" | awk '{ print $2 }')
 	md_diag "$fs: node$from -> node$to: $moved pages on node$to after move_pages"
-	md_check "$fs: node$from -> node$to: pages moved" test "$moved" -gt 0
 	m=$(($(md_stat md_numa migrated) - mig))
 	c=$(($(md_stat md_numa cleaned_io) - cleaned))
-	if [ "$m" = 0 ] && [ "$c" -ge "$total" ]; then
-		md_diag "$fs: no dirty page migrated: $total dirty before the move, $c cleaned by it"
-		md_eq "$fs: written back, not migrated: ledger and kernel 0" "0 0" \
-			"$(md_stat md_numa dirty) $(md_stat md_numa kernel_dirty)"
+	if [ "$c" -gt 0 ] || [ "$m" = 0 ]; then
+		md_diag "$fs: written back around the move: $total dirty before, $c cleaned, $m migrated dirty"
+		md_check "$fs: written back around the move: ledger equals kernel per node" md_agree md_numa
 		return 2
 	fi
+	md_check "$fs: node$from -> node$to: pages moved" test "$moved" -gt 0
 	md_eq "$fs: node$from -> node$to: total unchanged" "$total" "$(md_stat md_numa dirty)"
 	got_l="$(md_stat md_numa dirty_node$from) $(md_stat md_numa dirty_node$to)"
 	got_k="$(md_stat md_numa kernel_dirty_node$from) $(md_stat md_numa kernel_dirty_node$to)"
