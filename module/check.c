@@ -302,6 +302,15 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 			c->suspect = MD_VIEW_NONE;
 			md_unit_node(&u, low_nid, &k, &l, &s);
 			md_check_set_node(c, low_nid, k, l, s);
+		} else if (c->suspect == MD_VIEW_SCAN && c->node_kernel < 0) {
+			/*
+			 * The ledger follows the kernel's own accounting
+			 * sites, so both below 0 alike means those sites
+			 * cleaned pages they never counted dirty (the 4.2
+			 * bug): no page scan counts below 0.
+			 */
+			c->suspect = MD_VIEW_KERNEL;
+			c->delta = c->node_kernel - c->node_scan;
 		}
 	} else if (c->quiescent) {
 		c->verdict = c->node_differs ? MD_MISMATCH : MD_OK;
@@ -324,16 +333,16 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 
 /*
  * The audit's comparison of one memcg's unit, cheap enough to run on every
- * memcg each period: the kernel's counter against the ledger, summed over
- * nodes, within the bound of a check that cannot use the scan.  No scan,
- * no verdict, nothing logged.  Caller holds md_mutex and a reference on
+ * memcg each period: the kernel's counter against the ledger, per node and
+ * summed over nodes, within the bound of a check that cannot use the scan.
+ * No scan, no verdict, nothing logged.  Caller holds md_mutex and a reference on
  * @memcg, and took the reference sequences (md_check_ref_all()).  A dying
  * memcg inside a unit is compared as part of its live root's.
  */
 void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
 		    struct md_quick_check *q)
 {
-	long k, l, s, low = 0;
+	long k, l, s, low = 0, node_gap = 0;
 	struct md_unit u;
 	int nid;
 
@@ -348,14 +357,16 @@ void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
 	for_each_node(nid) {
 		md_unit_node(&u, nid, &k, &l, &s);
 		low = min3(low, k, l);
+		/* a count moved between nodes without its pages: class 5 */
+		node_gap = max(node_gap, abs(k - l));
 		q->kernel += k;
 		q->ledger += l;
 	}
 	smp_rmb();		/* the values before the sequence */
 	md_unit_meta(&u);
 	q->bound = u.seq - u.seq_ref + u.inflight;
-	q->result = abs(q->kernel - q->ledger) > q->bound || low < -q->bound ?
-		    MD_QUICK_DIFFER : MD_QUICK_AGREE;
+	q->result = abs(q->kernel - q->ledger) > q->bound || low < -q->bound ||
+		    node_gap > q->bound ? MD_QUICK_DIFFER : MD_QUICK_AGREE;
 }
 
 /* Log a verdict that is new for this memcg, once, not on every read. */
