@@ -72,9 +72,19 @@ $(B)/%/memcg_dirty.ko: $(MOD_SRC)
 	@cat $(B)/$*/build.log
 	@! grep -E 'warning:|error:' $(B)/$*/build.log || { echo "build for $* is not warning-free"; exit 1; }
 
+# The zoo (selftests/zoo/): accounting bugs staged for the selftests, built
+# for each kernel beside the module, never installed or packaged.
+$(B)/%/zoo/md_zoo.ko: selftests/zoo/md_zoo.c selftests/zoo/zoo_compat.h selftests/zoo/Kbuild
+	@if scripts/kernel-root known $*; then scripts/kernel-root ensure $*; fi
+	mkdir -p $(dir $@)
+	cp selftests/zoo/md_zoo.c selftests/zoo/zoo_compat.h selftests/zoo/Kbuild $(dir $@)
+	$(call kmake,$*) -C /lib/modules/$*/build M=$(CURDIR)/$(dir $@) W=$(W) modules \
+		> $(dir $@)build.log 2>&1 || { cat $(dir $@)build.log; exit 1; }
+	@! grep -E 'warning:|error:' $(dir $@)build.log || { echo "the zoo for $* is not warning-free"; exit 1; }
+
 modules-all:
 	@test -n "$(HOST_KVERS)" || { echo "no kernel headers installed: make deps"; exit 1; }
-	@for k in $(KVERS); do $(MAKE) --no-print-directory $(B)/$$k/memcg_dirty.ko || exit 1; done
+	@for k in $(KVERS); do $(MAKE) --no-print-directory $(B)/$$k/memcg_dirty.ko $(B)/$$k/zoo/md_zoo.ko || exit 1; done
 
 helpers: $(HELPERS) $(B)/helpers/memcg-dirty $(B)/helpers/mdpromcheck
 $(B)/helpers/%: selftests/helpers/%.c
@@ -189,12 +199,14 @@ $(CHECKPATCH):
 # module's files depending in one direction.
 lint: $(CHECKPATCH) modules-all
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES \
-		-f $(filter-out module/compat.%,$(wildcard module/*.c module/*.h)) bench/floor/md_floor.c
-	@# the compat layer is where LINUX_VERSION_CODE belongs, by design
+		-f $(filter-out module/compat.%,$(wildcard module/*.c module/*.h)) bench/floor/md_floor.c \
+		selftests/zoo/md_zoo.c
+	@# the compat layers are where LINUX_VERSION_CODE belongs, by design
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES \
-		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.c module/compat.h
+		--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON -f module/compat.c module/compat.h \
+		selftests/zoo/zoo_compat.h
 	@scripts/sparse-check $(KVERS)
-	@scripts/ibt-check $(foreach k,$(KVERS),$(B)/$(k)/memcg_dirty.ko)
+	@scripts/ibt-check $(foreach k,$(KVERS),$(B)/$(k)/memcg_dirty.ko $(B)/$(k)/zoo/md_zoo.ko)
 	@scripts/layers-check
 
 vm-check: modules-all helpers

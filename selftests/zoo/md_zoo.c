@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * md_zoo: bugs of the per-memcg dirty counter (NR_FILE_DIRTY), staged on
+ * purpose so that the memcg_dirty selftests can show its audit catching
+ * them.  Test-only: built with the module in a clone, never packaged.  It
+ * taints the kernel when loaded.
+ *
+ * One command per write to /sys/kernel/debug/md_zoo/trigger; FILE is a
+ * file on a disk filesystem, INDEX a page index whose folio is cached:
+ *   dirty_unaccounted FILE INDEX  class 1, the 4.2 bug: PG_dirty set on a
+ *                                 clean folio without the increment, so its
+ *                                 cleaning later takes the count below 0
+ *   clean_unaccounted FILE INDEX  its mirror image, which the tests use to
+ *                                 put class 1's damage right: a dirty folio
+ *                                 made clean without the decrement
+ *   clean_twice FILE INDEX        class 2: a dirty folio's count taken once
+ *                                 more, as by a second decrement of one
+ *                                 cleaning
+ *   wrong_memcg FILE INDEX OTHER OTHER_INDEX
+ *                                 class 3: a dirty folio's increment moved
+ *                                 to the memcg of OTHER's folio
+ *   phantom FILE INDEX            class 4: the count of FILE's memcg raised
+ *                                 with no page changing state
+ *   migrate_keep FILE | off       class 5: while armed, a migration of one
+ *                                 of FILE's dirty folios to another node
+ *                                 moves PG_dirty but leaves the count behind
+ *   undo                          put back every count the zoo changed
+ * Reading it shows whether class 5 is armed and how many pages' counts it
+ * left behind, then lists the counts changed: class, cgroup id, node, pages.
+ *
+ * Each class changes the counter from a function of its own name
+ * (md_zoo_*), which a localization should name.  Counter changes are made
+ * through lruvec_stat_mod_folio() only: an exported function, called
+ * directly.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/backing-dev.h>
+#include <linux/cgroup.h>
+#include <linux/debugfs.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/pagemap.h>
+#include <linux/panic.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include "zoo_compat.h"
+
+#define MD_ZOO_MAX_CHANGES	256
+#define MD_ZOO_CMD_MAX		512
+#define MD_ZOO_MAX_ARGS		4
+
+/* A count the zoo changed, to be put back: the memcg is pinned meanwhile. */
+struct md_zoo_change {
+	const char *class;
+	struct mem_cgroup *memcg;
+	int nid;
+	long pages;
+};
+
+static DEFINE_RAW_SPINLOCK(md_zoo_lock);	/* the changes; any context */
+static struct md_zoo_change md_zoo_changes[MD_ZOO_MAX_CHANGES];
+static unsigned int md_zoo_nr_changes;
+static unsigned long md_zoo_refused;	/* not staged: no room to record it */
+
+static DEFINE_MUTEX(md_zoo_mutex);	/* commands, and class 5's arming */
+static struct dentry *md_zoo_dir;
+
+/*
+ * Change @memcg's count on @nid by @pages and remember it, or change
+ * nothing if it cannot be remembered (a change the zoo could not undo
+ * would outlive the test).  Any context.
+ */
+static bool md_zoo_apply(const char *class, struct mem_cgroup *memcg, int nid,
+			 long pages)
+{
+	struct md_zoo_change *c;
+	unsigned long flags;
+	bool applied = false;
+
+	raw_spin_lock_irqsave(&md_zoo_lock, flags);
+	if (md_zoo_nr_changes < MD_ZOO_MAX_CHANGES && css_tryget(&memcg->css)) {
+		c = &md_zoo_changes[md_zoo_nr_changes++];
+		c->class = class;
+		c->memcg = memcg;
+		c->nid = nid;
+		c->pages = pages;
+		md_zoo_stat_mod(memcg, nid, pages);
+		applied = true;
+	} else {
+		md_zoo_refused++;
+	}
+	raw_spin_unlock_irqrestore(&md_zoo_lock, flags);
+	return applied;
+}
+
+static void md_zoo_undo(void)
+{
+	struct md_zoo_change *c;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_zoo_lock, flags);
+	while (md_zoo_nr_changes) {
+		c = &md_zoo_changes[--md_zoo_nr_changes];
+		md_zoo_stat_mod(c->memcg, c->nid, -c->pages);
+		css_put(&c->memcg->css);
+	}
+	raw_spin_unlock_irqrestore(&md_zoo_lock, flags);
+}
+
+/* --- the bug classes -------------------------------------------------------- */
+
+/* Class 1: the folio is dirty, and nothing counted it. */
+static noinline int md_zoo_dirty_unaccounted(struct folio *folio)
+{
+	if (folio_test_dirty(folio))
+		return -EBUSY;
+	folio_set_dirty(folio);
+	return 0;
+}
+
+/* Class 1's mirror image: the folio is clean, and nothing uncounted it. */
+static noinline int md_zoo_clean_unaccounted(struct folio *folio)
+{
+	if (!folio_test_dirty(folio))
+		return -EINVAL;
+	folio_clear_dirty(folio);
+	return 0;
+}
+
+/* Class 2: a second decrement for one cleaning. */
+static noinline int md_zoo_clean_twice(struct folio *folio, struct mem_cgroup *memcg)
+{
+	if (!folio_test_dirty(folio))
+		return -EINVAL;
+	return md_zoo_apply("clean_twice", memcg, folio_nid(folio),
+			    -folio_nr_pages(folio)) ? 0 : -ENOSPC;
+}
+
+/* Class 3: the increment of @folio landed on @other's memcg. */
+static noinline int md_zoo_wrong_memcg(struct folio *folio, struct mem_cgroup *memcg,
+				       struct mem_cgroup *other)
+{
+	long pages = folio_nr_pages(folio);
+
+	if (!folio_test_dirty(folio))
+		return -EINVAL;
+	if (memcg == other)
+		return -EXDEV;
+	if (!md_zoo_apply("wrong_memcg", memcg, folio_nid(folio), -pages))
+		return -ENOSPC;
+	if (!md_zoo_apply("wrong_memcg", other, folio_nid(folio), pages)) {
+		md_zoo_apply("wrong_memcg", memcg, folio_nid(folio), pages);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/* Class 4: the counter raised, and no page changed state. */
+static noinline int md_zoo_phantom_dirty(struct folio *folio, struct mem_cgroup *memcg)
+{
+	return md_zoo_apply("phantom", memcg, folio_nid(folio),
+			    folio_nr_pages(folio)) ? 0 : -ENOSPC;
+}
+
+/*
+ * Class 5: after a successful folio_migrate_mapping() of a dirty folio
+ * between nodes, the count goes back to the old node (both folios are
+ * still locked, the new one not yet charged: the old one names the memcg).
+ */
+static noinline void md_zoo_migrate_keep_count(struct folio *src, struct folio *dst)
+{
+	long pages = folio_nr_pages(src);
+	struct mem_cgroup *memcg;
+
+	rcu_read_lock();
+	memcg = folio_memcg(src);
+	if (memcg && md_zoo_apply("migrate_keep", memcg, folio_nid(src), pages))
+		md_zoo_apply("migrate_keep", memcg, folio_nid(dst), -pages);
+	rcu_read_unlock();
+}
+
+/* --- class 5's kretprobe ------------------------------------------------------ */
+
+static struct address_space *md_zoo_mig_mapping;	/* armed for, or NULL */
+static struct path md_zoo_mig_path;			/* its reference */
+static atomic_long_t md_zoo_mig_kept;	/* pages whose count stayed behind */
+
+struct md_zoo_mig_data {
+	struct folio *dst, *src;
+};
+
+static int md_zoo_mig_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_zoo_mig_data *d = (void *)ri->data;
+
+	if ((void *)regs_get_kernel_argument(regs, 0) != READ_ONCE(md_zoo_mig_mapping))
+		return 1;	/* not the file: no return handler */
+	d->dst = (void *)regs_get_kernel_argument(regs, 1);
+	d->src = (void *)regs_get_kernel_argument(regs, 2);
+	return 0;
+}
+
+static int md_zoo_mig_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_zoo_mig_data *d = (void *)ri->data;
+
+	/* 0 is success on every supported kernel (MIGRATEPAGE_SUCCESS) */
+	if (regs_return_value(regs) || !folio_test_dirty(d->dst) ||
+	    folio_nid(d->src) == folio_nid(d->dst))
+		return 0;
+	md_zoo_migrate_keep_count(d->src, d->dst);
+	atomic_long_add(folio_nr_pages(d->src), &md_zoo_mig_kept);
+	return 0;
+}
+
+/* 6.12's static worker first, then the exported function of 6.1 */
+static const char * const md_zoo_mig_symbols[] = {
+	"__folio_migrate_mapping", "folio_migrate_mapping",
+};
+
+static struct kretprobe md_zoo_mig_probe = {
+	.entry_handler	= md_zoo_mig_entry,
+	.handler	= md_zoo_mig_ret,
+	.data_size	= sizeof(struct md_zoo_mig_data),
+	.maxactive	= 16,
+};
+
+static bool md_zoo_mig_registered;
+
+static void md_zoo_mig_disarm(void)
+{
+	lockdep_assert_held(&md_zoo_mutex);
+	if (md_zoo_mig_registered) {
+		unregister_kretprobe(&md_zoo_mig_probe);	/* waits for handlers */
+		md_zoo_mig_registered = false;
+	}
+	if (md_zoo_mig_mapping) {
+		WRITE_ONCE(md_zoo_mig_mapping, NULL);
+		path_put(&md_zoo_mig_path);
+	}
+}
+
+static int md_zoo_mig_arm(struct path *path)
+{
+	int err = -ENOENT;
+	size_t i;
+
+	lockdep_assert_held(&md_zoo_mutex);
+	md_zoo_mig_disarm();
+	md_zoo_mig_path = *path;
+	path_get(&md_zoo_mig_path);
+	WRITE_ONCE(md_zoo_mig_mapping, d_inode(path->dentry)->i_mapping);
+	for (i = 0; i < ARRAY_SIZE(md_zoo_mig_symbols); i++) {
+		memset(&md_zoo_mig_probe.kp, 0, sizeof(md_zoo_mig_probe.kp));
+		md_zoo_mig_probe.kp.symbol_name = md_zoo_mig_symbols[i];
+		err = register_kretprobe(&md_zoo_mig_probe);
+		if (!err) {
+			md_zoo_mig_registered = true;
+			return 0;
+		}
+	}
+	pr_warn("migrate_keep: cannot probe %s nor %s: %d\n",
+		md_zoo_mig_symbols[0], md_zoo_mig_symbols[1], err);
+	md_zoo_mig_disarm();
+	return err;
+}
+
+/* --- commands ---------------------------------------------------------------- */
+
+/* A cached folio of FILE (a file on a filesystem that accounts dirty pages). */
+struct md_zoo_target {
+	struct path path;
+	struct folio *folio;	/* locked, referenced */
+};
+
+static int md_zoo_target_get(struct md_zoo_target *t, const char *file,
+			     const char *index_arg, bool wait)
+{
+	struct address_space *mapping;
+	unsigned long index;
+	struct folio *folio;
+	int err;
+
+	if (kstrtoul(index_arg, 0, &index))
+		return -EINVAL;
+	err = kern_path(file, LOOKUP_FOLLOW, &t->path);
+	if (err)
+		return err;
+	mapping = d_inode(t->path.dentry)->i_mapping;
+	err = -EINVAL;
+	if (!S_ISREG(d_inode(t->path.dentry)->i_mode) || !mapping_can_writeback(mapping))
+		goto out_path;
+	/* NULL before 6.3, an error pointer from then on */
+	folio = __filemap_get_folio(mapping, index, 0, 0);
+	err = -ENOENT;
+	if (IS_ERR_OR_NULL(folio))
+		goto out_path;
+	err = -EBUSY;
+	if (wait)
+		folio_lock(folio);
+	else if (!folio_trylock(folio))
+		goto out_put;
+	err = -ESTALE;
+	if (folio->mapping != mapping || folio_test_writeback(folio) ||
+	    !folio_test_uptodate(folio))
+		goto out_folio;
+	t->folio = folio;
+	return 0;
+out_folio:
+	folio_unlock(folio);
+out_put:
+	folio_put(folio);
+out_path:
+	path_put(&t->path);
+	return err;
+}
+
+static void md_zoo_target_put(struct md_zoo_target *t)
+{
+	folio_unlock(t->folio);
+	folio_put(t->folio);
+	path_put(&t->path);
+}
+
+/*
+ * The folio stays locked while a class acts on it: it cannot be cleaned,
+ * truncated or migrated meanwhile.  Its memcg is read under RCU (from 7.1
+ * an rmdir repoints it); md_zoo_apply() pins a memcg it keeps.
+ */
+static int md_zoo_cmd_folio(char **argv)
+{
+	struct md_zoo_target t;
+	struct mem_cgroup *memcg;
+	int err;
+
+	err = md_zoo_target_get(&t, argv[1], argv[2], true);
+	if (err)
+		return err;
+	rcu_read_lock();
+	memcg = folio_memcg(t.folio);
+	if (!memcg)
+		err = -ENODEV;
+	else if (!strcmp(argv[0], "dirty_unaccounted"))
+		err = md_zoo_dirty_unaccounted(t.folio);
+	else if (!strcmp(argv[0], "clean_unaccounted"))
+		err = md_zoo_clean_unaccounted(t.folio);
+	else if (!strcmp(argv[0], "clean_twice"))
+		err = md_zoo_clean_twice(t.folio, memcg);
+	else
+		err = md_zoo_phantom_dirty(t.folio, memcg);
+	rcu_read_unlock();
+	md_zoo_target_put(&t);
+	return err;
+}
+
+static int md_zoo_cmd_wrong_memcg(char **argv)
+{
+	struct md_zoo_target t, other;
+	struct mem_cgroup *memcg, *other_memcg;
+	int err;
+
+	err = md_zoo_target_get(&t, argv[1], argv[2], true);
+	if (err)
+		return err;
+	/* not waiting: OTHER's folio may be FILE's own, locked above */
+	err = md_zoo_target_get(&other, argv[3], argv[4], false);
+	if (!err) {
+		rcu_read_lock();
+		memcg = folio_memcg(t.folio);
+		other_memcg = folio_memcg(other.folio);
+		err = memcg && other_memcg ?
+		      md_zoo_wrong_memcg(t.folio, memcg, other_memcg) : -ENODEV;
+		rcu_read_unlock();
+		md_zoo_target_put(&other);
+	}
+	md_zoo_target_put(&t);
+	return err;
+}
+
+static int md_zoo_cmd_migrate_keep(char **argv)
+{
+	struct path path;
+	int err;
+
+	if (!strcmp(argv[1], "off")) {
+		md_zoo_mig_disarm();
+		return 0;
+	}
+	err = kern_path(argv[1], LOOKUP_FOLLOW, &path);
+	if (err)
+		return err;
+	err = S_ISREG(d_inode(path.dentry)->i_mode) ? md_zoo_mig_arm(&path) : -EINVAL;
+	path_put(&path);
+	return err;
+}
+
+static int md_zoo_cmd_undo(char **argv)
+{
+	md_zoo_undo();
+	return 0;
+}
+
+static const struct md_zoo_cmd {
+	const char *verb;
+	int nargs;
+	int (*run)(char **argv);
+} md_zoo_cmds[] = {
+	{ "dirty_unaccounted",	2, md_zoo_cmd_folio },
+	{ "clean_unaccounted",	2, md_zoo_cmd_folio },
+	{ "clean_twice",	2, md_zoo_cmd_folio },
+	{ "wrong_memcg",	4, md_zoo_cmd_wrong_memcg },
+	{ "phantom",		2, md_zoo_cmd_folio },
+	{ "migrate_keep",	1, md_zoo_cmd_migrate_keep },
+	{ "undo",		0, md_zoo_cmd_undo },
+};
+
+static ssize_t md_zoo_trigger_write(struct file *file, const char __user *ubuf,
+				    size_t len, loff_t *ppos)
+{
+	char buf[MD_ZOO_CMD_MAX], *argv[MD_ZOO_MAX_ARGS + 2], *cur = buf, *tok;
+	int argc = 0, err = -EINVAL;
+	size_t i;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	while ((tok = strsep(&cur, " \t\n"))) {
+		if (!*tok)
+			continue;
+		if (argc == ARRAY_SIZE(argv))
+			return -EINVAL;
+		argv[argc++] = tok;
+	}
+	if (!argc)
+		return -EINVAL;
+	mutex_lock(&md_zoo_mutex);
+	for (i = 0; i < ARRAY_SIZE(md_zoo_cmds); i++) {
+		if (strcmp(argv[0], md_zoo_cmds[i].verb))
+			continue;
+		if (argc == md_zoo_cmds[i].nargs + 1)
+			err = md_zoo_cmds[i].run(argv);
+		break;
+	}
+	mutex_unlock(&md_zoo_mutex);
+	return err ?: len;
+}
+
+/*
+ * Changes are only taken back under md_zoo_mutex (or once the file is
+ * gone), so those below the count read here stay as they are meanwhile.
+ */
+static int md_zoo_trigger_show(struct seq_file *m, void *v)
+{
+	struct md_zoo_change *c;
+	unsigned int i, nr;
+
+	mutex_lock(&md_zoo_mutex);
+	seq_printf(m, "migrate_keep %s kept_pages %ld\n", md_zoo_mig_mapping ? "armed" : "off",
+		   atomic_long_read(&md_zoo_mig_kept));
+	seq_puts(m, "class cgroup_id node pages\n");
+	raw_spin_lock_irq(&md_zoo_lock);
+	nr = md_zoo_nr_changes;
+	raw_spin_unlock_irq(&md_zoo_lock);
+	for (i = 0; i < nr; i++) {
+		c = &md_zoo_changes[i];
+		seq_printf(m, "%s %llu %d %ld\n", c->class, cgroup_id(c->memcg->css.cgroup),
+			   c->nid, c->pages);
+	}
+	seq_printf(m, "refused %lu\n", READ_ONCE(md_zoo_refused));
+	mutex_unlock(&md_zoo_mutex);
+	return 0;
+}
+
+static int md_zoo_trigger_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, md_zoo_trigger_show, NULL);
+}
+
+static const struct file_operations md_zoo_trigger_fops = {
+	.owner		= THIS_MODULE,
+	.open		= md_zoo_trigger_open,
+	.read		= seq_read,
+	.write		= md_zoo_trigger_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static int __init md_zoo_init(void)
+{
+	md_zoo_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	if (IS_ERR(md_zoo_dir)) {
+		pr_err("cannot create its debugfs directory: %ld\n", PTR_ERR(md_zoo_dir));
+		return PTR_ERR(md_zoo_dir);
+	}
+	debugfs_create_file("trigger", 0600, md_zoo_dir, NULL, &md_zoo_trigger_fops);
+	add_taint(TAINT_USER, LOCKDEP_STILL_OK);
+	pr_warn("accounting bugs staged on demand: kernel tainted\n");
+	return 0;
+}
+
+static void __exit md_zoo_exit(void)
+{
+	debugfs_remove(md_zoo_dir);
+	mutex_lock(&md_zoo_mutex);
+	md_zoo_mig_disarm();
+	mutex_unlock(&md_zoo_mutex);
+	md_zoo_undo();
+}
+
+module_init(md_zoo_init);
+module_exit(md_zoo_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Bugs of the per-memcg dirty counter, staged for memcg_dirty's selftests");
