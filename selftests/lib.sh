@@ -38,6 +38,8 @@ md_cleanup() {
 	for c in $md_cgs; do
 		md_rev="$c $md_rev"
 	done
+	# the zoo's exit puts back every count it changed, before rmdir
+	[ ! -d /sys/module/md_zoo ] || rmmod md_zoo 2> /dev/null
 	md_rmcg $md_rev
 	[ -z "${MD_WORK:-}" ] || rm -rf "$MD_WORK"
 	if [ "$md_rc" != 0 ] && [ "$md_rc" != "$KSFT_SKIP" ] && [ -d /sys/module/memcg_dirty ]; then
@@ -389,4 +391,44 @@ md_wait_gone() {
 # md_unlisted CGROUP_ID: the summary does not list the id.
 md_unlisted() {
 	awk -v id="$1" '$1 == id { f = 1 } END { exit f }' "$MD/summary"
+}
+
+# --- the continuous audit (audit_ms): md_audit.sh, md_zoo.sh
+
+# md_audit KEY: a value of the audit file
+md_audit() {
+	awk -v k="$1" '$1 == k { print $2 }' "$MD/audit"
+}
+
+# md_lines VERDICT CGROUP_ID: the audit's console lines for that memcg and verdict
+md_lines() {
+	dmesg | grep -c "memcg_dirty: $1 .* (id $2) node " || true
+}
+
+# md_said_within VERDICT CGROUP_ID AUDITS0: wait (up to 60 s) for the line
+# of a bug staged when AUDITS0 audits had run; print how many audits it
+# took (audits, not seconds: the emulator's pace varies): the number of
+# the pass that printed it, less AUDITS0.  The pass running while the bug
+# was staged counts as the first.
+md_said_within() {
+	if md_poll 600 md_said "$1" "$2"; then
+		echo $(($(md_audit printed_audit) - $3))
+	else
+		echo never
+	fi
+}
+md_said() {
+	[ "$(md_lines "$1" "$2")" != 0 ]
+}
+
+# md_marked_warnings: kernel warnings between this test's markers
+md_marked_warnings() {
+	dmesg | awk '/expected audit warnings begin/ { on = 1 } /expected audit warnings end/ { on = 0 }
+		on && /WARNING:/ { n++ } END { print n + 0 }'
+}
+
+# md_audits_pass N: wait until N more audits have run
+md_audits_pass() {
+	md_a0=$(md_audit audits)
+	md_poll 600 sh -c "[ \$(awk '\$1 == \"audits\" { print \$2 }' $MD/audit) -ge $((md_a0 + $1)) ]"
 }

@@ -24,44 +24,6 @@ md_load_inject audit_ms=200 || md_skip_all "cannot load memcg_dirty with fault_i
 P=/sys/module/memcg_dirty/parameters
 W=$MD_WORK
 
-# md_audit KEY: a value of the audit file
-md_audit() {
-	awk -v k="$1" '$1 == k { print $2 }' "$MD/audit"
-}
-
-# md_lines VERDICT CGROUP_ID: the audit's console lines for that memcg and verdict
-md_lines() {
-	dmesg | grep -c "memcg_dirty: $1 .* (id $2) node " || true
-}
-
-# md_said_within VERDICT CGROUP_ID AUDITS0: wait (up to 60 s) for the line
-# of a bug staged when AUDITS0 audits had run; print how many audits it
-# took (audits, not seconds: the emulator's pace varies): the number of
-# the pass that printed it, less AUDITS0.  The pass running while the bug
-# was staged counts as the first.
-md_said_within() {
-	if md_poll 600 md_said "$1" "$2"; then
-		echo $(($(md_audit printed_audit) - $3))
-	else
-		echo never
-	fi
-}
-md_said() {
-	[ "$(md_lines "$1" "$2")" != 0 ]
-}
-
-# md_marked_warnings: kernel warnings between this test's markers
-md_marked_warnings() {
-	dmesg | awk '/expected audit warnings begin/ { on = 1 } /expected audit warnings end/ { on = 0 }
-		on && /WARNING:/ { n++ } END { print n + 0 }'
-}
-
-# md_audits_pass N: wait until N more audits have run
-md_audits_pass() {
-	md_a0=$(md_audit audits)
-	md_poll 600 sh -c "[ \$(awk '\$1 == \"audits\" { print \$2 }' $MD/audit) -ge $((md_a0 + $1)) ]"
-}
-
 md_eq "audit_ms reads back" 200 "$(cat $P/audit_ms)"
 md_check "a period under 100 ms is refused" sh -c "! echo 50 2>/dev/null > $P/audit_ms"
 md_check "a period that is no number is refused" sh -c "! echo 2x 2>/dev/null > $P/audit_ms"

@@ -1,0 +1,199 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The zoo (selftests/zoo/md_zoo.ko) stages the known classes of bugs of the
+# per-memcg dirty counter while the audit runs (audit_ms=200, audit_warn=1):
+#   1 the 4.2 bug: a page made dirty without the increment, so that its
+#     cleaning (here a truncation) takes the count below 0
+#   2 a second decrement for one cleaning
+#   3 an increment that lands on a sibling memcg
+#   4 the count raised with no page changing state
+#   5 a migration between nodes that moves PG_dirty but not the count
+# For each: the audit's line comes within three audits and names the
+# cgroup, the node, the three values and the suspect (the kernel), and the
+# check agrees; each memcg raises exactly one WARN.  With the zoo's files
+# written and no trigger pulled, nothing is said.  Each bug is put right
+# before the next (the zoo's undo), and the check says ok again.
+. ./lib.sh
+md_require_writers
+md_require_ko
+zoo_ko=${MEMCG_DIRTY_ZOO:-$md_here/bin/md_zoo.ko}
+[ -r "$zoo_ko" ] ||
+	md_skip_all "no md_zoo.ko: it is built with the module in a clone (build/KVER/zoo/), never packaged"
+[ ! -d /sys/module/md_zoo ] || rmmod md_zoo || md_skip_all "md_zoo is loaded and cannot be unloaded"
+md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
+md_load audit_ms=200 || md_skip_all "cannot load memcg_dirty with audit_ms=200"
+if ! md_check "md_zoo loads" insmod "$zoo_ko"; then
+	md_unload
+	md_finish
+fi
+P=/sys/module/memcg_dirty/parameters
+Z=/sys/kernel/debug/md_zoo/trigger
+W=$MD_WORK
+
+zoo() {
+	echo "$*" > "$Z"
+}
+
+# md_line VERDICT CGROUP_ID: the audit's first line for that memcg and verdict
+md_line() {
+	dmesg | grep -m 1 "memcg_dirty: $1 .* (id $2) node "
+}
+
+# md_line_says LINE: "NODE KERNEL LEDGER SCAN SUSPECT" from an audit line
+md_line_says() {
+	echo "$1" | sed -n 's/.* node \([0-9]*\): kernel \(-*[0-9]*\) ledger \(-*[0-9]*\) scan \(-*[0-9]*\), suspect \([a-z]*\)$/\1 \2 \3 \4 \5/p'
+}
+
+# md_caught CLASS VERDICT CGROUP AUDITS0: the audit said VERDICT of CGROUP
+# within three audits of AUDITS0, naming it; sets says to md_line_says.
+md_caught() {
+	id=$(stat -c %i "$CG/$3")
+	took=$(md_said_within "$2" "$id" "$4")
+	md_diag "class $1: $2 of /$3 said after $took audits"
+	md_check "class $1: $2 of /$3 said within 3 audits" test "$took" -le 3 2>/dev/null
+	line=$(md_line "$2" "$id")
+	md_diag "$line"
+	md_check "class $1: the line names /$3 and its id" \
+		sh -c "echo '$line' | grep -q 'memcg_dirty: $2 /$3 (id $id) node '"
+	says=$(md_line_says "$line")
+}
+
+# md_settled CGROUP: its check says ok (read again while the audit runs)
+md_settled() {
+	md_poll 100 sh -c "[ \"\$(awk '\$1 == \"verdict\" { print \$2 }' $MD/cgroups/$1/check)\" = ok ]"
+}
+
+md_hold_writeback
+# and no flusher at all: with dirty_writeback_centisecs 0 (md_hold_writeback)
+# an inode dirtied on an idle writeback context wakes the flusher at once,
+# whose background pass cleans it when that context's share of the limit
+# is small (a new cgroup's); the zoo needs its pages to stay as they are
+echo 360000 > /proc/sys/vm/dirty_writeback_centisecs
+md_mkcg md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5
+for c in md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5; do
+	md_wait_dir $c
+done
+
+# clean cached pages for classes 1 and 4, dirty ones for 2 and 3; one page
+# per write, so one page per folio.  Class 1's two pages on node 0.
+md_in_cg md_zoo1 taskset -c 0 dd if=/dev/zero of="$W/z1" bs=4096 count=1 2> /dev/null
+md_in_cg md_zoo1 taskset -c 0 dd if=/dev/zero of="$W/z1" bs=4096 count=1 seek=1 conv=notrunc 2> /dev/null
+md_in_cg md_zoo4 mdfile write "$W/z4" 1
+sync
+md_in_cg md_zoo2 mdfile write "$W/z2" 1
+md_in_cg md_zoo3 mdfile write "$W/z3" 1
+md_in_cg md_zoo3b mdfile write "$W/z3b" 1
+
+# no trigger, no verdict
+md_check "audits run" md_audits_pass 4
+md_eq "no trigger pulled: no line" 0 "$(dmesg | grep -c 'memcg_dirty: [a-z]* /md_zoo' || true)"
+for c in md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4; do
+	md_eq "no trigger pulled: $c checks ok" ok "$(md_chk $c verdict)"
+done
+
+echo "memcg_dirty selftest: expected audit warnings begin" > /dev/kmsg
+echo 1 > $P/audit_warn
+
+# --- class 1: dirty without the increment; the truncation underflows
+zoo dirty_unaccounted "$W/z1" 1
+md_audits_pass 3
+md_eq "class 1: nothing to say while the page is dirty (the counts agree)" 0 \
+	"$(md_lines underflow "$(stat -c %i "$CG/md_zoo1")")"
+a0=$(md_audit audits)
+truncate -s 4096 "$W/z1"
+md_caught 1 underflow md_zoo1 "$a0"
+set -- $says
+md_eq "class 1: node 0, kernel and ledger -1, scan 0, suspect kernel" "0 -1 -1 0 kernel" "$*"
+md_eq "class 1: check says underflow, suspect kernel" "underflow kernel" \
+	"$(md_chk md_zoo1 verdict) $(md_chk md_zoo1 suspect)"
+# put right on node 0: page 0 made dirty (counted), then clean uncounted
+md_in_cg md_zoo1 dd if=/dev/zero of="$W/z1" bs=4096 count=1 conv=notrunc 2> /dev/null
+zoo clean_unaccounted "$W/z1" 0
+md_check "class 1 put right: check says ok" md_settled md_zoo1
+
+# --- class 2: one cleaning, two decrements
+a0=$(md_audit audits)
+zoo clean_twice "$W/z2" 0
+md_caught 2 mismatch md_zoo2 "$a0"
+set -- $says
+md_eq "class 2: kernel one under ledger and scan, suspect kernel" "1 0 kernel" \
+	"$(($3 - $2)) $(($4 - $3)) $5"
+zoo undo
+md_check "class 2 put right: check says ok" md_settled md_zoo2
+
+# --- class 3: the increment lands on a sibling
+for c in md_zoo3 md_zoo3b; do
+	md_diag "$c before: $(awk '{ printf "%s %s ", $1, $2 }' "$MD/cgroups/$c/stat" | cut -c 1-80)"
+done
+a0=$(md_audit audits)
+zoo wrong_memcg "$W/z3" 0 "$W/z3b" 0
+md_caught 3 mismatch md_zoo3 "$a0"
+set -- $says
+md_eq "class 3: kernel one under ledger and scan, suspect kernel" "1 0 kernel" \
+	"$(($3 - $2)) $(($4 - $3)) $5"
+md_caught 3 mismatch md_zoo3b "$a0"
+set -- $says
+md_eq "class 3: the sibling's kernel one over ledger and scan, suspect kernel" "1 0 kernel" \
+	"$(($2 - $3)) $(($4 - $3)) $5"
+zoo undo
+md_check "class 3 put right: check says ok" md_settled md_zoo3
+md_check "class 3 put right: the sibling's check says ok" md_settled md_zoo3b
+
+# --- class 4: the count raised, no page changed
+a0=$(md_audit audits)
+zoo phantom "$W/z4" 0
+md_caught 4 mismatch md_zoo4 "$a0"
+set -- $says
+md_eq "class 4: kernel 1, ledger and scan 0, suspect kernel" "1 0 0 kernel" "$2 $3 $4 $5"
+zoo undo
+md_check "class 4 put right: check says ok" md_settled md_zoo4
+
+# --- class 5: a migration moves PG_dirty, not the count; on xfs, which
+# migrates dirty folios as they are (7.x's ext4 may write them back first)
+zoos="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4"
+if [ ! -d /sys/devices/system/node/node1 ]; then
+	md_skip "class 5" "one NUMA node: nothing to migrate between"
+elif ! X=$(md_xfs_dir); then
+	md_skip "class 5" "no xfs mounted (MEMCG_DIRTY_XFS) to migrate dirty pages on"
+else
+	F5=$X/md_zoo5.$$
+	md_in_cg md_zoo5 mdfile write "$F5" 4
+	mdfile migrate "$F5" 0 > /dev/null
+	md_settled md_zoo5
+	a0=$(md_audit audits)
+	zoo migrate_keep "$F5"
+	md_diag "node0 -> node1: $(mdfile migrate "$F5" 1)"
+	zoo migrate_keep off
+	kept=$(awk 'NR == 1 { print $4 }' "$Z")
+	md_check "class 5: migrations left their count behind" test "$kept" -gt 0
+	md_caught 5 mismatch md_zoo5 "$a0"
+	set -- $says
+	md_eq "class 5: node 0's kernel holds what moved away, suspect kernel" "0 $kept 0 kernel" \
+		"$1 $(($2 - $3)) $(($4 - $3)) $5"
+	zoo undo
+	md_check "class 5 put right: check says ok" md_settled md_zoo5
+	rm -f "$F5"
+	zoos="$zoos md_zoo5"
+fi
+
+md_audits_pass 3
+echo "memcg_dirty selftest: expected audit warnings end" > /dev/kmsg
+n=0
+for c in $zoos; do
+	md_eq "exactly one WARN for $c" 1 \
+		"$(dmesg | grep -c "memcg_dirty: audit found .* in memory cgroup /$c (id $(stat -c %i "$CG/$c"))" || true)"
+	n=$((n + 1))
+done
+md_eq "one kernel warning per memcg in all" "$n" "$(md_marked_warnings)"
+md_eq "the zoo was left with nothing to undo" "class cgroup_id node pages" \
+	"$(sed -n 2,3p "$Z" | grep -v '^refused')"
+echo 0 > $P/audit_warn
+
+rm -f "$W"/z*
+sync
+md_check "rmmod md_zoo" rmmod md_zoo
+md_check "outside the expected warnings, dmesg is clean" md_dmesg_clean
+md_release_writeback
+md_rmcg md_zoo5 md_zoo4 md_zoo3b md_zoo3 md_zoo2 md_zoo1
+md_check "rmmod" md_unload
+md_finish
