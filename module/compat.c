@@ -15,6 +15,7 @@
 #include <linux/kernfs.h>
 #include <linux/kprobes.h>
 #include <linux/sched/task.h>
+#include <linux/slab.h>
 #include "compat.h"
 
 /* The root memcg never goes away; init_task always lives in the root cgroup. */
@@ -59,6 +60,31 @@ struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos)
 	if (pos)
 		css_put(&pos->css);
 	return next;
+}
+
+/*
+ * The live memcg whose cgroup path (in its hierarchy, "/" for the root) is
+ * @want, with a reference; NULL if there is none.  Process context.
+ */
+struct mem_cgroup *md_memcg_by_path(const char *want)
+{
+	struct mem_cgroup *root = md_root_memcg(), *pos = NULL, *found = NULL;
+	char *path = kmalloc(PATH_MAX, GFP_KERNEL);
+
+	if (!path)
+		return NULL;
+	rcu_read_lock();
+	while ((pos = md_memcg_next(pos, root))) {
+		if (cgroup_path(pos->css.cgroup, path, PATH_MAX) < PATH_MAX &&
+		    !strcmp(path, want) && !css_is_dying(&pos->css) &&
+		    css_tryget(&pos->css)) {
+			found = pos;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	kfree(path);
+	return found;
 }
 
 /*
@@ -120,9 +146,9 @@ bool md_cgroup_v1(void)
  */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
 /* struct lruvec_stats_percpu is in memcontrol.h, indexed by the stat item */
-static long md_lruvec_dirty_cpu(struct mem_cgroup_per_node *pn, int cpu)
+long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid)
 {
-	return per_cpu(pn->lruvec_stats_percpu->state[NR_FILE_DIRTY], cpu);
+	return &memcg->nodeinfo[nid]->lruvec_stats_percpu->state[NR_FILE_DIRTY];
 }
 
 int md_compat_init(void)
@@ -142,11 +168,11 @@ int md_compat_init(void)
  */
 static unsigned int md_dirty_slot;
 
-static long md_lruvec_dirty_cpu(struct mem_cgroup_per_node *pn, int cpu)
+long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid)
 {
-	long __percpu *state = (long __percpu *)pn->lruvec_stats_percpu;
+	long __percpu *state = (long __percpu *)memcg->nodeinfo[nid]->lruvec_stats_percpu;
 
-	return per_cpu(state[md_dirty_slot], cpu);
+	return &state[md_dirty_slot];
 }
 
 int md_compat_init(void)
@@ -177,12 +203,12 @@ unknown:
 
 long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid)
 {
-	struct mem_cgroup_per_node *pn = memcg->nodeinfo[nid];
+	long __percpu *slot = md_kernel_dirty_slot(memcg, nid);
 	long sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += md_lruvec_dirty_cpu(pn, cpu);
+		sum += *per_cpu_ptr(slot, cpu);
 	return sum;
 }
 

@@ -73,6 +73,8 @@ struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
 				 struct mem_cgroup *root);
 struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos);
 struct mem_cgroup *md_unit_root(struct mem_cgroup *memcg);
+struct mem_cgroup *md_memcg_by_path(const char *want);
+long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid);
 long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
 long md_kernel_dirty_global(void);
 void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages);

@@ -162,27 +162,6 @@ void __md_inject_migrated(struct mem_cgroup *memcg, int nid, long pages)
 	atomic_long_add(pages, &md_replayed);
 }
 
-static struct mem_cgroup *md_memcg_by_path(const char *want)
-{
-	struct mem_cgroup *root = md_root_memcg(), *pos = NULL, *found = NULL;
-	char *path = kmalloc(PATH_MAX, GFP_KERNEL);
-
-	if (!path)
-		return NULL;
-	rcu_read_lock();
-	while ((pos = md_memcg_next(pos, root))) {
-		if (cgroup_path(pos->css.cgroup, path, PATH_MAX) < PATH_MAX &&
-		    !strcmp(path, want) && !css_is_dying(&pos->css) &&
-		    css_tryget(&pos->css)) {
-			found = pos;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	kfree(path);
-	return found;
-}
-
 /* Apply @pages to @memcg's kernel counter on its first node, remembered. */
 static int md_inject_skew(struct mem_cgroup *memcg, long pages, bool undo)
 {
