@@ -144,9 +144,9 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 	if (md_audit_warns() && !(e->audit_warned & bit)) {
 		e->audit_warned |= bit;
 		pass->warned++;
-		WARN(1, "memcg_dirty: audit found %s in memory cgroup %s (id %llu): kernel %ld ledger %ld scan %ld pages, suspect %s; read /sys/kernel/debug/memcg_dirty/events and the cgroup's check under cgroups/\n",
+		WARN(1, "memcg_dirty: audit found %s in memory cgroup %s (id %llu): kernel %ld ledger %ld scan %ld pages, suspect %s; read /sys/kernel/debug/memcg_dirty/events and the cgroup's check under cgroups/; \"watch %s\" in its control file names the code that moves the counter next\n",
 		     md_verdict_names[c->verdict], path, cgid, c->kernel, c->ledger,
-		     c->scan, md_view_names[c->suspect]);
+		     c->scan, md_view_names[c->suspect], path);
 	}
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/debug/memcg_dirty/: version, probes, summary, check, events,
- * control, inject, audit, and cgroups/, a mirror of the memory cgroup hierarchy
+ * control, inject, audit, watch, and cgroups/, a mirror of the memory cgroup
+ * hierarchy
  * with a stat and a check file per memcg.  This file owns every dentry:
  * the ledger hands over new and dead entries, and directories of dead ones
  * are removed after md_mutex is dropped (as mm/shrinker_debug.c does).
@@ -29,6 +30,7 @@
 #include "ledger.h"
 #include "probes.h"
 #include "scan.h"
+#include "watch.h"
 
 #define MD_MODE_RO	0400
 #define MD_MODE_RW	0600
@@ -250,7 +252,9 @@ static const struct file_operations md_summary_fops = {
 
 /*
  * control: "scan" runs the page scan now, "resync" retries the starting
- * point of unsynced entries.  Anything else is -EINVAL, nothing done.
+ * point of unsynced entries, "watch CGROUP" watches which code moves that
+ * cgroup's counter (watch.c), "watch off" stops it.  Anything else is
+ * -EINVAL, nothing done.
  * Reading it lists the commands.
  */
 /* One command per write: one line, printable, under MD_CMD_MAX bytes. */
@@ -290,8 +294,14 @@ static ssize_t md_control_write(struct file *file, const char __user *ubuf,
 		ret = md_resync();
 		if (ret < 0)
 			return ret;
+	} else if (!strcmp(cmd, "watch off")) {
+		md_watch_stop();
+	} else if (str_has_prefix(cmd, "watch /")) {
+		ret = md_watch_start(cmd + strlen("watch "));
+		if (ret)
+			return ret;
 	} else {
-		pr_warn_ratelimited("control: unknown command (scan, resync)\n");
+		pr_warn_ratelimited("control: unknown command (scan, resync, watch CGROUP, watch off)\n");
 		return -EINVAL;
 	}
 	return len;
@@ -299,7 +309,7 @@ static ssize_t md_control_write(struct file *file, const char __user *ubuf,
 
 static int md_control_show(struct seq_file *m, void *v)
 {
-	seq_puts(m, "commands: scan resync\n");
+	seq_puts(m, "commands: scan resync watch\n");
 	return 0;
 }
 
@@ -371,6 +381,14 @@ static int md_audit_file_show(struct seq_file *m, void *v)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_audit_file);
+
+static int md_watch_file_show(struct seq_file *m, void *v)
+{
+	md_watch_show(m);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(md_watch_file);
 
 /*
  * Directory name for a memcg: its cgroup name, with a '%' prefix where the
@@ -538,6 +556,7 @@ int md_debugfs_init(void)
 	debugfs_create_file("check", MD_MODE_RO, md_root_dir, NULL, &md_global_check_fops);
 	debugfs_create_file("events", MD_MODE_RO, md_root_dir, NULL, &md_events_file_fops);
 	debugfs_create_file("audit", MD_MODE_RO, md_root_dir, NULL, &md_audit_file_fops);
+	debugfs_create_file("watch", MD_MODE_RO, md_root_dir, NULL, &md_watch_file_fops);
 	if (md_inject_enabled())
 		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_file_fops);
 	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);

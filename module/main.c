@@ -19,6 +19,7 @@
 #include "ledger.h"
 #include "probes.h"
 #include "scan.h"
+#include "watch.h"
 
 static int __init md_init(void)
 {
@@ -75,6 +76,7 @@ out_ledger:
 
 static void __exit md_exit(void)
 {
+	md_watch_stop();
 	md_audit_stop();
 	md_probes_unregister_events();
 	md_ledger_stop();

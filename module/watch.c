@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The watch: which code moves one memcg's NR_FILE_DIRTY.  "watch CGROUP" in
+ * control puts a hardware data watchpoint on each CPU's share of that
+ * memcg's per-node counter, the per-CPU slot every update of the kernel
+ * writes (compat.c, md_kernel_dirty_slot()), through perf's exported
+ * hw_breakpoint interface: one CPU-bound event per CPU and node.  A write
+ * there traps once done; the handler reads the slot (the change since its
+ * last hit) and saves the call chain that made it, in a ring per CPU.
+ * Hardware sees every write, whatever the compiler inlined.
+ *
+ * A work item then finds, in each chain, the code that made the change:
+ * the first frame past the stat functions themselves (md_watch_plumbing()).
+ * Where that is one of the kernel's dirty-accounting functions
+ * (md_watch_sites[]), the change is "accounted"; anywhere else, the counter
+ * moved without any page changing state there, and the change is said on
+ * the console, once per call site.  "watch" in debugfs lists the last
+ * changes of each CPU, symbolized (%pS).
+ *
+ * x86 has four debug registers per CPU: up to four nodes are watched.  One
+ * memcg at a time, armed only on demand: while armed, each change of its
+ * counter costs a debug exception.
+ *
+ * Context: the handler runs in the debug exception, like an NMI: it only
+ * writes its own CPU's ring, published by a sequence count, and queues an
+ * irq_work.  Arming, disarming and the report sleep, under md_watch_mutex.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/irq_work.h>
+#include <linux/kallsyms.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
+#include <linux/ratelimit.h>
+#include <linux/sched/clock.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/stacktrace.h>
+#include <linux/workqueue.h>
+#include "compat.h"
+#include "watch.h"
+
+#define MD_WATCH_NODES		4	/* debug registers per CPU (x86) */
+#define MD_WATCH_RECORDS	32	/* changes kept per CPU */
+#define MD_WATCH_DEPTH		8	/* frames kept per change */
+#define MD_WATCH_SAVE		24	/* frames saved, the exception's own included */
+#define MD_WATCH_SAID		32	/* call sites said on the console */
+#define MD_WATCH_LINE_FRAMES	4	/* frames in a console line */
+
+struct md_watch_record {
+	unsigned int seq;		/* odd while being written */
+	int nid;
+	long pages;
+	u64 time_ns;
+	unsigned int depth;
+	unsigned long chain[MD_WATCH_DEPTH];	/* [0]: where the slot was written */
+};
+
+struct md_watch_cpu {
+	struct perf_event *bp[MD_WATCH_NODES];
+	long last[MD_WATCH_NODES];	/* the slot's value at the last hit */
+	unsigned long head;		/* records written */
+	unsigned long sorted;		/* of them, sorted by the report */
+	struct md_watch_record ring[MD_WATCH_RECORDS];
+};
+
+static DEFINE_MUTEX(md_watch_mutex);
+/* Set while armed: the handler's data. */
+static struct md_watch_cpu __percpu *md_watch_pcpu;
+static long __percpu *md_watch_slot[MD_WATCH_NODES];
+/* The rest under md_watch_mutex. */
+static struct mem_cgroup *md_watch_memcg;	/* a reference while armed */
+static int md_watch_nodes, md_watch_bps;
+static char *md_watch_path;
+static unsigned long md_watch_changes, md_watch_outside, md_watch_lost;
+static unsigned long md_watch_said[MD_WATCH_SAID][MD_WATCH_LINE_FRAMES];
+static unsigned int md_watch_nr_said;
+static DEFINE_RATELIMIT_STATE(md_watch_rs, 5 * HZ, 10);
+
+/*
+ * The kernel's functions that change NR_FILE_DIRTY with a page's dirty
+ * state (some inline others, so callers are listed too).
+ */
+static const char * const md_watch_sites[] = {
+	"folio_account_dirtied", "__folio_mark_dirty",
+	"folio_clear_dirty_for_io", "folio_account_cleaned", "__folio_cancel_dirty",
+	"folio_migrate_mapping", "__folio_migrate_mapping", "__migrate_folio",
+	"mem_cgroup_move_account",
+};
+
+static void md_watch_report_fn(struct work_struct *work);
+static DECLARE_WORK(md_watch_work, md_watch_report_fn);
+
+static void md_watch_kick(struct irq_work *work)
+{
+	queue_work(system_unbound_wq, &md_watch_work);
+}
+
+static struct irq_work md_watch_irq_work = IRQ_WORK_INIT(md_watch_kick);
+
+/* The debug exception after a write to a watched slot on this CPU. */
+static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
+			 struct pt_regs *regs)
+{
+	int nid = (long)bp->overflow_handler_context;
+	unsigned long entries[MD_WATCH_SAVE], ip = instruction_pointer(regs);
+	struct md_watch_cpu *wc = this_cpu_ptr(md_watch_pcpu);
+	struct md_watch_record *r;
+	unsigned int n, first;
+	long now;
+
+	now = READ_ONCE(*this_cpu_ptr(md_watch_slot[nid]));
+	if (now == wc->last[nid])
+		return;
+	/* the chain from the interrupted code on, found by its ip */
+	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
+	for (first = 0; first < n && entries[first] != ip; first++)
+		;
+	r = &wc->ring[wc->head % MD_WATCH_RECORDS];
+	WRITE_ONCE(r->seq, r->seq + 1);
+	smp_wmb();		/* odd before the fields */
+	r->nid = nid;
+	r->pages = now - wc->last[nid];
+	r->time_ns = local_clock();
+	if (first == n) {	/* the unwinder lost its way: the ip alone */
+		r->chain[0] = ip;
+		r->depth = 1;
+	} else {
+		r->depth = min_t(unsigned int, n - first, MD_WATCH_DEPTH);
+		memcpy(r->chain, entries + first, r->depth * sizeof(entries[0]));
+	}
+	smp_wmb();		/* the fields before even */
+	WRITE_ONCE(r->seq, r->seq + 1);
+	WRITE_ONCE(wc->head, wc->head + 1);
+	wc->last[nid] = now;
+	irq_work_queue(&md_watch_irq_work);
+}
+
+/* A stable copy of @r, or false if it is being rewritten. */
+static bool md_watch_read(const struct md_watch_record *r, struct md_watch_record *copy)
+{
+	unsigned int seq = READ_ONCE(r->seq);
+
+	if (seq & 1)
+		return false;
+	smp_rmb();		/* the sequence before the fields: md_watch_hit() */
+	*copy = *r;
+	smp_rmb();		/* the fields before the sequence again */
+	return READ_ONCE(r->seq) == seq && seq;
+}
+
+/* The stat functions themselves: the frames before the code that called them. */
+static bool md_watch_plumbing(const char *fn)
+{
+	static const char * const prefixes[] = {
+		"__mod_", "mod_", "__lruvec_stat", "lruvec_stat", "memcg_stat",
+		"__memcg_stat", "__count_memcg", "memcg_rstat",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (str_has_prefix(fn, prefixes[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The frame of @r that made the change (past the stat functions), and
+ * whether it is one of the kernel's dirty-accounting sites.
+ */
+static unsigned int md_watch_site(const struct md_watch_record *r, bool *accounted)
+{
+	char fn[KSYM_NAME_LEN];
+	unsigned int i, site = 0;
+	size_t s;
+
+	*accounted = false;
+	for (i = 0; i < r->depth; i++) {
+		snprintf(fn, sizeof(fn), "%ps", (void *)r->chain[i]);
+		if (md_watch_plumbing(fn))
+			continue;
+		site = i;
+		for (s = 0; s < ARRAY_SIZE(md_watch_sites); s++)
+			if (!strcmp(fn, md_watch_sites[s]))
+				*accounted = true;
+		break;
+	}
+	return site;
+}
+
+/* Whether the line's frames (@n of them at @c) are new: each is said once. */
+static bool md_watch_new_site(const unsigned long *c, unsigned int n)
+{
+	unsigned long key[MD_WATCH_LINE_FRAMES] = { };
+	unsigned int i;
+
+	memcpy(key, c, n * sizeof(*c));
+	for (i = 0; i < md_watch_nr_said; i++)
+		if (!memcmp(md_watch_said[i], key, sizeof(key)))
+			return false;
+	if (md_watch_nr_said < MD_WATCH_SAID)
+		memcpy(md_watch_said[md_watch_nr_said++], key, sizeof(key));
+	return true;
+}
+
+static void md_watch_say(const struct md_watch_record *r, unsigned int site)
+{
+	const unsigned long *c = r->chain + site;
+	unsigned int n = min_t(unsigned int, r->depth - site, MD_WATCH_LINE_FRAMES);
+
+	if (!md_watch_new_site(c, n) || !__ratelimit(&md_watch_rs))
+		return;
+	pr_warn("watch %s (id %llu) node %d: counter %+ld outside the dirty accounting, at %pS%s%pS%s%pS%s%pS\n",
+		md_watch_path, cgroup_id(md_watch_memcg->css.cgroup), r->nid, r->pages,
+		(void *)c[0], n > 1 ? " <- " : "", n > 1 ? (void *)c[1] : NULL,
+		n > 2 ? " <- " : "", n > 2 ? (void *)c[2] : NULL,
+		n > 3 ? " <- " : "", n > 3 ? (void *)c[3] : NULL);
+}
+
+/* Sort the changes recorded since the last run; say those from outside. */
+static void md_watch_report_fn(struct work_struct *work)
+{
+	struct md_watch_record copy;
+	struct md_watch_cpu *wc;
+	unsigned long head;
+	unsigned int site;
+	bool accounted;
+	int cpu;
+
+	mutex_lock(&md_watch_mutex);
+	if (!md_watch_pcpu)
+		goto out;
+	for_each_possible_cpu(cpu) {
+		wc = per_cpu_ptr(md_watch_pcpu, cpu);
+		head = READ_ONCE(wc->head);
+		if (head - wc->sorted > MD_WATCH_RECORDS) {
+			md_watch_lost += head - wc->sorted - MD_WATCH_RECORDS;
+			wc->sorted = head - MD_WATCH_RECORDS;
+		}
+		for (; wc->sorted != head; wc->sorted++) {
+			md_watch_changes++;
+			if (!md_watch_read(&wc->ring[wc->sorted % MD_WATCH_RECORDS], &copy)) {
+				md_watch_lost++;
+				continue;
+			}
+			site = md_watch_site(&copy, &accounted);
+			if (accounted)
+				continue;
+			md_watch_outside++;
+			md_watch_say(&copy, site);
+		}
+	}
+out:
+	mutex_unlock(&md_watch_mutex);
+}
+
+/* Release what arming took; returns the rings, to be freed once unused. */
+static struct md_watch_cpu __percpu *md_watch_disarm(void)
+{
+	struct md_watch_cpu __percpu *pcpu = md_watch_pcpu;
+	int cpu, nid;
+
+	lockdep_assert_held(&md_watch_mutex);
+	if (!pcpu)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		struct md_watch_cpu *wc = per_cpu_ptr(pcpu, cpu);
+
+		for (nid = 0; nid < MD_WATCH_NODES; nid++) {
+			if (wc->bp[nid])
+				perf_event_release_kernel(wc->bp[nid]);
+			wc->bp[nid] = NULL;
+		}
+	}
+	md_watch_pcpu = NULL;
+	css_put(&md_watch_memcg->css);
+	md_watch_memcg = NULL;
+	kfree(md_watch_path);
+	md_watch_path = NULL;
+	return pcpu;
+}
+
+void md_watch_stop(void)
+{
+	struct md_watch_cpu __percpu *pcpu;
+
+	mutex_lock(&md_watch_mutex);
+	pcpu = md_watch_disarm();
+	mutex_unlock(&md_watch_mutex);
+	/* no handler runs any more: the events are released */
+	irq_work_sync(&md_watch_irq_work);
+	cancel_work_sync(&md_watch_work);
+	free_percpu(pcpu);
+}
+
+static int md_watch_arm_cpu(struct md_watch_cpu *wc, int cpu)
+{
+	struct perf_event_attr attr;
+	struct perf_event *bp;
+	int nid;
+
+	for (nid = 0; nid < md_watch_nodes; nid++) {
+		wc->last[nid] = *per_cpu_ptr(md_watch_slot[nid], cpu);
+		hw_breakpoint_init(&attr);
+		attr.bp_addr = (unsigned long)per_cpu_ptr(md_watch_slot[nid], cpu);
+		attr.bp_len = HW_BREAKPOINT_LEN_8;
+		attr.bp_type = HW_BREAKPOINT_W;
+		bp = perf_event_create_kernel_counter(&attr, cpu, NULL, md_watch_hit,
+						      (void *)(long)nid);
+		if (IS_ERR(bp))
+			return PTR_ERR(bp);
+		wc->bp[nid] = bp;
+		md_watch_bps++;
+	}
+	return 0;
+}
+
+/*
+ * Watch the memcg at @path (replacing any watch): 0, -ENOENT (no such live
+ * cgroup), -ENOMEM, or perf's error for a watchpoint it cannot give (such
+ * as -ENOSPC when the debug registers are taken), with nothing armed.
+ */
+int md_watch_start(const char *path)
+{
+	struct md_watch_cpu __percpu *pcpu;
+	struct mem_cgroup *memcg;
+	int cpu = -1, nid, ret = -ENOMEM;
+
+	memcg = md_memcg_by_path(path);
+	if (!memcg)
+		return -ENOENT;
+	md_watch_stop();
+	pcpu = alloc_percpu(struct md_watch_cpu);
+	mutex_lock(&md_watch_mutex);
+	md_watch_path = kstrdup(path, GFP_KERNEL);
+	if (!pcpu || !md_watch_path || md_watch_pcpu) {
+		ret = md_watch_pcpu ? -EBUSY : -ENOMEM;
+		kfree(md_watch_path);
+		md_watch_path = NULL;
+		mutex_unlock(&md_watch_mutex);
+		free_percpu(pcpu);
+		css_put(&memcg->css);
+		return ret;
+	}
+	md_watch_memcg = memcg;
+	md_watch_nodes = min_t(int, nr_node_ids, MD_WATCH_NODES);
+	for (nid = 0; nid < md_watch_nodes; nid++)
+		md_watch_slot[nid] = md_kernel_dirty_slot(memcg, nid);
+	md_watch_changes = 0;
+	md_watch_outside = 0;
+	md_watch_lost = 0;
+	md_watch_nr_said = 0;
+	md_watch_bps = 0;
+	md_watch_pcpu = pcpu;	/* before any event can fire */
+	ret = 0;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		ret = md_watch_arm_cpu(per_cpu_ptr(pcpu, cpu), cpu);
+		if (ret)
+			break;
+	}
+	cpus_read_unlock();
+	if (ret) {
+		pr_warn("watch %s: no hardware watchpoint for CPU %d: %d\n", path, cpu, ret);
+		pcpu = md_watch_disarm();
+		mutex_unlock(&md_watch_mutex);
+		irq_work_sync(&md_watch_irq_work);
+		cancel_work_sync(&md_watch_work);
+		free_percpu(pcpu);
+		return ret;
+	}
+	mutex_unlock(&md_watch_mutex);
+	return 0;
+}
+
+void md_watch_show(struct seq_file *m)
+{
+	struct md_watch_record copy;
+	struct md_watch_cpu *wc;
+	unsigned long i, head;
+	unsigned int site, f;
+	bool accounted;
+	int cpu;
+
+	flush_work(&md_watch_work);
+	mutex_lock(&md_watch_mutex);
+	if (!md_watch_pcpu) {
+		seq_puts(m, "watching nothing (control: watch CGROUP)\n");
+		goto out;
+	}
+	seq_printf(m, "watching %s (id %llu) nodes %d of %u breakpoints %d changes %lu outside %lu lost %lu\n",
+		   md_watch_path, cgroup_id(md_watch_memcg->css.cgroup), md_watch_nodes,
+		   nr_node_ids, md_watch_bps, md_watch_changes, md_watch_outside, md_watch_lost);
+	seq_puts(m, "cpu time_us node pages where chain\n");
+	for_each_possible_cpu(cpu) {
+		wc = per_cpu_ptr(md_watch_pcpu, cpu);
+		head = READ_ONCE(wc->head);
+		i = head > MD_WATCH_RECORDS ? head - MD_WATCH_RECORDS : 0;
+		for (; i != head; i++) {
+			if (!md_watch_read(&wc->ring[i % MD_WATCH_RECORDS], &copy))
+				continue;
+			site = md_watch_site(&copy, &accounted);
+			seq_printf(m, "%d %llu %d %ld %s", cpu,
+				   div_u64(copy.time_ns, NSEC_PER_USEC), copy.nid, copy.pages,
+				   accounted ? "accounted" : "outside");
+			for (f = site; f < copy.depth; f++)
+				seq_printf(m, "%s%pS", f == site ? " " : " <- ",
+					   (void *)copy.chain[f]);
+			seq_putc(m, '\n');
+		}
+	}
+out:
+	mutex_unlock(&md_watch_mutex);
+}

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The watch ("watch CGROUP" in control): which code moves one memcg's
+ * NR_FILE_DIRTY, caught by hardware data watchpoints on its counter.
+ */
+#ifndef MEMCG_DIRTY_WATCH_H
+#define MEMCG_DIRTY_WATCH_H
+
+struct seq_file;
+
+int md_watch_start(const char *path);
+void md_watch_stop(void);
+void md_watch_show(struct seq_file *m);
+
+#endif /* MEMCG_DIRTY_WATCH_H */
