@@ -10,9 +10,13 @@
 #   5 a migration between nodes that moves PG_dirty but not the count
 # For each: the audit's line comes within three audits and names the
 # cgroup, the node, the three values and the suspect (the kernel), and the
-# check agrees; each memcg raises exactly one WARN.  With the zoo's files
-# written and no trigger pulled, nothing is said.  Each bug is put right
-# before the next (the zoo's undo), and the check says ok again.
+# check agrees; each memcg raises exactly one WARN.  The watch (control:
+# watch CGROUP) names the zoo's function that moved the counter, on the
+# console and in the watch file, and lists the kernel's own changes as
+# accounted; class 1 moved no counter, so there it shows the cleaning's
+# decrement as the kernel's.  With the zoo's files written and no trigger
+# pulled, nothing is said.  Each bug is put right before the next (the
+# zoo's undo), and the check says ok again.
 . ./lib.sh
 md_require_writers
 md_require_ko
@@ -58,6 +62,30 @@ md_caught() {
 	says=$(md_line_says "$line")
 }
 
+# a change listed by the watch file as outside the dirty accounting
+md_outside='^[0-9]+ [0-9]+ [0-9]+ -?[0-9]+ outside '
+
+# md_watch CGROUP: watch which code moves its counter (control)
+md_watch() {
+	echo "watch /$1" > "$MD/control"
+}
+
+# md_watched CLASS CGROUP FUNCTION: the watch said a change of CGROUP's
+# counter outside the dirty accounting, made through the zoo's FUNCTION;
+# and every change it saw from the kernel's own code was accounted
+md_watched() {
+	md_poll 100 md_watch_said "$2" "$3"
+	wline=$(dmesg | grep -m 1 "memcg_dirty: watch /$2 (id [0-9]*) node [0-9]*: counter [-+][0-9]* outside the dirty accounting, at .*$3+")
+	md_diag "$wline"
+	md_check "class $1: the watch names $3 on the console" test -n "$wline"
+	md_check "class $1: the watch file lists it as outside" grep -q "outside .*$3+" "$MD/watch"
+	md_eq "class $1: no change from the kernel's own code listed as outside" "" \
+		"$(grep -E "$md_outside" "$MD/watch" | grep -v 'md_zoo_' | head -n 1)"
+}
+md_watch_said() {
+	dmesg | grep -q "memcg_dirty: watch /$1 (id [0-9]*) node .* outside the dirty accounting, at .*$2+"
+}
+
 # md_settled CGROUP: its check says ok (read again while the audit runs)
 md_settled() {
 	md_poll 100 sh -c "[ \"\$(awk '\$1 == \"verdict\" { print \$2 }' $MD/cgroups/$1/check)\" = ok ]"
@@ -99,9 +127,14 @@ zoo dirty_unaccounted "$W/z1" 1
 md_audits_pass 3
 md_eq "class 1: nothing to say while the page is dirty (the counts agree)" 0 \
 	"$(md_lines underflow "$(stat -c %i "$CG/md_zoo1")")"
+md_watch md_zoo1
 a0=$(md_audit audits)
 truncate -s 4096 "$W/z1"
 md_caught 1 underflow md_zoo1 "$a0"
+# the bug changed no counter, so the watch can only show the cleaning
+md_check "class 1: the watch saw the truncation's decrement, from the kernel's accounting" \
+	grep -Eq '^[0-9]+ [0-9]+ 0 -1 accounted (folio_account_cleaned|__folio_cancel_dirty)\+' "$MD/watch"
+md_eq "class 1: and nothing outside it" 0 "$(grep -Ec "$md_outside" "$MD/watch" || true)"
 set -- $says
 md_eq "class 1: node 0, kernel and ledger -1, scan 0, suspect kernel" "0 -1 -1 0 kernel" "$*"
 md_eq "class 1: check says underflow, suspect kernel" "underflow kernel" \
@@ -112,12 +145,17 @@ zoo clean_unaccounted "$W/z1" 0
 md_check "class 1 put right: check says ok" md_settled md_zoo1
 
 # --- class 2: one cleaning, two decrements
+md_watch md_zoo2
+md_in_cg md_zoo2 mdfile write "$W/z2w" 1
+md_check "class 2: the watch lists a write's increment as accounted" \
+	md_poll 50 grep -Eq '^[0-9]+ [0-9]+ [0-9]+ 1 accounted (__folio_mark_dirty|folio_account_dirtied)\+' "$MD/watch"
 a0=$(md_audit audits)
 zoo clean_twice "$W/z2" 0
 md_caught 2 mismatch md_zoo2 "$a0"
 set -- $says
 md_eq "class 2: kernel one under ledger and scan, suspect kernel" "1 0 kernel" \
 	"$(($3 - $2)) $(($4 - $3)) $5"
+md_watched 2 md_zoo2 md_zoo_clean_twice
 zoo undo
 md_check "class 2 put right: check says ok" md_settled md_zoo2
 
@@ -125,6 +163,7 @@ md_check "class 2 put right: check says ok" md_settled md_zoo2
 for c in md_zoo3 md_zoo3b; do
 	md_diag "$c before: $(awk '{ printf "%s %s ", $1, $2 }' "$MD/cgroups/$c/stat" | cut -c 1-80)"
 done
+md_watch md_zoo3
 a0=$(md_audit audits)
 zoo wrong_memcg "$W/z3" 0 "$W/z3b" 0
 md_caught 3 mismatch md_zoo3 "$a0"
@@ -135,16 +174,19 @@ md_caught 3 mismatch md_zoo3b "$a0"
 set -- $says
 md_eq "class 3: the sibling's kernel one over ledger and scan, suspect kernel" "1 0 kernel" \
 	"$(($2 - $3)) $(($4 - $3)) $5"
+md_watched 3 md_zoo3 md_zoo_wrong_memcg
 zoo undo
 md_check "class 3 put right: check says ok" md_settled md_zoo3
 md_check "class 3 put right: the sibling's check says ok" md_settled md_zoo3b
 
 # --- class 4: the count raised, no page changed
+md_watch md_zoo4
 a0=$(md_audit audits)
 zoo phantom "$W/z4" 0
 md_caught 4 mismatch md_zoo4 "$a0"
 set -- $says
 md_eq "class 4: kernel 1, ledger and scan 0, suspect kernel" "1 0 0 kernel" "$2 $3 $4 $5"
+md_watched 4 md_zoo4 md_zoo_phantom_dirty
 zoo undo
 md_check "class 4 put right: check says ok" md_settled md_zoo4
 
@@ -160,6 +202,7 @@ else
 	md_in_cg md_zoo5 mdfile write "$F5" 4
 	mdfile migrate "$F5" 0 > /dev/null
 	md_settled md_zoo5
+	md_watch md_zoo5
 	a0=$(md_audit audits)
 	zoo migrate_keep "$F5"
 	md_diag "node0 -> node1: $(mdfile migrate "$F5" 1)"
@@ -170,12 +213,18 @@ else
 	set -- $says
 	md_eq "class 5: node 0's kernel holds what moved away, suspect kernel" "0 $kept 0 kernel" \
 		"$1 $(($2 - $3)) $(($4 - $3)) $5"
+	md_watched 5 md_zoo5 md_zoo_migrate_keep_count
+	md_check "class 5: the watch lists the kernel's own move as accounted" \
+		grep -Eq ' accounted (__folio_migrate_mapping|folio_migrate_mapping|__migrate_folio)\+' "$MD/watch"
 	zoo undo
 	md_check "class 5 put right: check says ok" md_settled md_zoo5
 	rm -f "$F5"
 	zoos="$zoos md_zoo5"
 fi
 
+echo "watch off" > "$MD/control"
+md_eq "watch off: the watch file says so" "watching nothing (control: watch CGROUP)" "$(cat "$MD/watch")"
+md_check "watch of a cgroup that does not exist is refused" sh -c "! echo 'watch /md_zoo_none' 2> /dev/null > $MD/control"
 md_audits_pass 3
 echo "memcg_dirty selftest: expected audit warnings end" > /dev/kmsg
 n=0
