@@ -30,6 +30,7 @@
 #include "ledger.h"
 #include "probes.h"
 #include "scan.h"
+#include "shadow.h"
 #include "watch.h"
 
 #define MD_MODE_RO	0400
@@ -346,6 +347,8 @@ DEFINE_SHOW_ATTRIBUTE(md_probes_file);
 
 static int md_version_show(struct seq_file *m, void *v)
 {
+	struct md_shadow_stats shadow;
+
 	seq_printf(m, "version %s\n", MEMCG_DIRTY_VERSION);
 	seq_printf(m, "kernel %s\n", init_utsname()->release);
 	seq_printf(m, "hierarchy %s\n", md_cgroup_v1() ? "v1" : "v2");
@@ -353,6 +356,10 @@ static int md_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "lost_events %ld\n", md_lost_total());
 	seq_printf(m, "entries %ld\nentry_bytes %zu\n", md_entries_count(), md_entry_bytes());
 	seq_printf(m, "fault_inject %d\n", md_inject_enabled());
+	md_shadow_stats(&shadow);
+	seq_printf(m, "track %d\nshadow_bytes %lu\nshadow_suspects %lu\nshadow_said %lu\n",
+		   md_shadow_enabled(), shadow.bytes, shadow.suspects, shadow.said);
+	seq_printf(m, "shadow_raced %lu\nshadow_dropped %lu\n", shadow.raced, shadow.dropped);
 	seq_printf(m, "kernel_hier unavailable\nkernel_hier_reason %s\n", MD_HIER_UNAVAILABLE);
 	mutex_lock(&md_mutex);
 	seq_printf(m, "scans %llu\n", md_last_scan.count);

@@ -24,6 +24,7 @@ const char * const md_anomaly_names[MD_NR_ANOMALIES] = {
 	[MD_A_DIRTIED_UNCHARGED]	= "dirtied_uncharged",
 	[MD_A_PROBE_MISSED]		= "probe_missed",
 	[MD_A_MISMATCH]			= "mismatch",
+	[MD_A_CLEANED_UNCOUNTED]	= "cleaned_uncounted",
 };
 
 struct md_anomaly {

@@ -19,6 +19,7 @@
 #include "ledger.h"
 #include "probes.h"
 #include "scan.h"
+#include "shadow.h"
 #include "watch.h"
 
 static int __init md_init(void)
@@ -34,9 +35,12 @@ static int __init md_init(void)
 		return ret;
 	md_events_init();
 	md_inject_init();
-	ret = md_ledger_init();
+	ret = md_shadow_init();
 	if (ret)
 		return ret;
+	ret = md_ledger_init();
+	if (ret)
+		goto out_shadow;
 	ret = md_debugfs_init();
 	if (ret) {
 		pr_err("cannot create /sys/kernel/debug/memcg_dirty: %d\n", ret);
@@ -71,6 +75,8 @@ out_debugfs:
 	md_probes_unregister();		/* whichever attached, memcg_free last */
 out_ledger:
 	md_ledger_exit();
+out_shadow:
+	md_shadow_exit();
 	return ret;
 }
 
@@ -87,6 +93,7 @@ static void __exit md_exit(void)
 	md_debugfs_exit();
 	/* last: until now a freed memcg still had to mark its entry dead */
 	md_probes_unregister();
+	md_shadow_exit();
 	md_ledger_exit();
 	pr_info("unloaded\n");
 }

@@ -18,6 +18,7 @@
 #include "faults.h"
 #include "inject.h"
 #include "ledger.h"
+#include "shadow.h"
 #include "points.h"
 #include "probes.h"
 
@@ -111,6 +112,24 @@ static inline void md_move_touch(struct folio *folio)
 	raw_spin_unlock_irqrestore(&md_moves_lock, flags);
 }
 
+/*
+ * A cleaning the ledger counts: clear the folio's shadow bits (track=1); a
+ * clear bit in a synced memcg means nobody counted this page dirty.
+ */
+static void md_shadow_cleaned(struct folio *folio, struct mem_cgroup *memcg,
+			      const char *probe)
+{
+	struct md_entry *e;
+
+	if (!md_shadow_enabled() || md_shadow_clear(folio) || !memcg)
+		return;
+	rcu_read_lock();
+	e = md_entry_lookup(memcg);
+	if (e && READ_ONCE(e->synced))
+		md_shadow_suspect(folio, folio_mapping(folio), e->cgid, probe);
+	rcu_read_unlock();
+}
+
 /* --- became dirty ------------------------------------------------------ */
 
 /*
@@ -131,6 +150,7 @@ static void md_tp_dirtied(void *data, struct folio *folio,
 	if (md_inject_drop(MD_P_DIRTIED, memcg))
 		return;
 	md_account(memcg, folio_nid(folio), folio_nr_pages(folio), MD_DIRTIED);
+	md_shadow_set(folio);
 	if (unlikely(!memcg))
 		md_anomaly(MD_A_DIRTIED_UNCHARGED, 0, folio_nid(folio), "dirtied",
 			   folio_pfn(folio), 0, 0, 0, 0);
@@ -203,6 +223,7 @@ static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		md_account_entry(d->e, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
 	else if (!memcg)
 		md_account(NULL, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
+	md_shadow_cleaned(d->folio, memcg, "cleaned_io");
 out:
 	if (d->e)
 		md_inflight_end(d->e, d->pages);
@@ -227,6 +248,7 @@ static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 	md_account(folio_memcg(folio), folio_nid(folio),
 		   -folio_nr_pages(folio),
 		   folio_test_dirty(folio) ? MD_REMOVED_DIRTY : MD_CANCELLED);
+	md_shadow_cleaned(folio, folio_memcg(folio), "cancelled");
 	return 0;
 }
 
@@ -280,6 +302,7 @@ static int md_migrate_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 			   folio_nid(d->dst), folio_nr_pages(d->src));
 	md_inject_migrated(folio_memcg(d->src), folio_nid(d->dst),
 			   folio_nr_pages(d->src));
+	md_shadow_move(d->src, d->dst);
 out:
 	if (d->e)
 		md_inflight_end(d->e, d->pages);

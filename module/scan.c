@@ -18,6 +18,7 @@
 #include "faults.h"
 #include "ledger.h"
 #include "scan.h"
+#include "shadow.h"
 
 struct md_scan_info md_last_scan;
 
@@ -98,6 +99,9 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 	    md_mapping_accounts_dirty(folio_mapping(folio))) {
 		memcg = folio_memcg(folio);
 		e = memcg ? md_entry_get(memcg, GFP_ATOMIC) : NULL;
+		/* dirtied before the ledger knew: its shadow starts here */
+		if (!e || !READ_ONCE(e->synced))
+			md_shadow_set(folio);
 		if (e)
 			e->scan[folio_nid(folio)] += nr;
 		else if (memcg)

@@ -406,7 +406,7 @@ int md_event_total(const struct md_kvs *k, size_t i, long long *v)
  * before its first anomaly.  A kind added to the module must be added here.
  */
 const char * const md_anomaly_kinds[] = { "ledger_underflow", "kernel_negative",
-	"dirtied_uncharged", "probe_missed", "mismatch" };
+	"dirtied_uncharged", "probe_missed", "mismatch", "cleaned_uncounted" };
 const size_t md_nr_anomaly_kinds = sizeof(md_anomaly_kinds) / sizeof(*md_anomaly_kinds);
 
 size_t md_count_kind(const struct md_events *e, const char *kind)

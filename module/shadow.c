@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-page shadow of the ledger's belief (module parameter track=1):
+ * one bit per page frame, set while the ledger counts the page's folio
+ * dirty.  The probes set a folio's bits where the ledger counts it
+ * dirtied, clear them where it counts it cleaned, and move them with a
+ * migration; the page scan sets those of memcgs whose ledger is not synced
+ * yet (their pages were dirtied before the module saw them).
+ *
+ * A cleaning of a folio whose bit is clear, in a synced memcg, is the
+ * cleaning of a page nobody counted dirty: the kernel decrements what it
+ * never incremented (the 4.2 bug's class).  It is said with the page's
+ * file and index, once a grace period has passed: a dirtier racing the
+ * cleaning (PG_dirty set, then counted a moment later) sets the bit
+ * meanwhile, and is no bug.
+ *
+ * Memory: one bit per page frame up to the last node's end, allocated at
+ * load: 32 KiB per GiB of memory.  Bits: any context, atomic operations.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/kdev_t.h>
+#include <linux/moduleparam.h>
+#include <linux/ratelimit.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include "compat.h"
+#include "events.h"
+#include "shadow.h"
+
+static bool track;
+module_param(track, bool, 0400);
+MODULE_PARM_DESC(track, "keep one bit per page of what the ledger counts dirty, to name the page of a cleaning never counted");
+
+#define MD_SHADOW_PENDING	16	/* cleanings awaiting their grace period */
+
+static unsigned long *md_shadow;
+static unsigned long md_shadow_pfns;
+
+/* A cleaning of a page whose bit was clear, to be said after a grace period. */
+struct md_shadow_suspect {
+	unsigned long pfn;
+	u64 cgid;
+	int nid;
+	const char *probe;
+	dev_t dev;
+	unsigned long ino;
+	pgoff_t index;
+	unsigned long gp;	/* get_state_synchronize_rcu() when queued */
+};
+
+static DEFINE_RAW_SPINLOCK(md_shadow_lock);	/* the pending cleanings */
+static struct md_shadow_suspect md_shadow_pending[MD_SHADOW_PENDING];
+static unsigned int md_shadow_nr_pending;
+static atomic_long_t md_shadow_suspects, md_shadow_said, md_shadow_raced, md_shadow_dropped;
+static DEFINE_RATELIMIT_STATE(md_shadow_rs, 5 * HZ, 10);
+
+static void md_shadow_report_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(md_shadow_work, md_shadow_report_fn);
+
+static void md_shadow_kick(struct irq_work *work)
+{
+	queue_delayed_work(system_unbound_wq, &md_shadow_work, HZ / 10);
+}
+
+static struct irq_work md_shadow_irq_work = IRQ_WORK_INIT(md_shadow_kick);
+
+bool md_shadow_enabled(void)
+{
+	return md_shadow;
+}
+
+int md_shadow_init(void)
+{
+	int nid;
+
+	if (!track)
+		return 0;
+	for_each_online_node(nid)
+		md_shadow_pfns = max(md_shadow_pfns, node_end_pfn(nid));
+	md_shadow = vzalloc(BITS_TO_LONGS(md_shadow_pfns) * sizeof(long));
+	if (!md_shadow) {
+		pr_err("track=1: no memory for the shadow of %lu pages\n", md_shadow_pfns);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void md_shadow_exit(void)
+{
+	if (!md_shadow)
+		return;
+	irq_work_sync(&md_shadow_irq_work);
+	cancel_delayed_work_sync(&md_shadow_work);
+	vfree(md_shadow);
+	md_shadow = NULL;
+}
+
+void md_shadow_stats(struct md_shadow_stats *st)
+{
+	st->bytes = md_shadow ? BITS_TO_LONGS(md_shadow_pfns) * sizeof(long) : 0;
+	st->suspects = atomic_long_read(&md_shadow_suspects);
+	st->said = atomic_long_read(&md_shadow_said);
+	st->raced = atomic_long_read(&md_shadow_raced);
+	st->dropped = atomic_long_read(&md_shadow_dropped);
+}
+
+/* A folio's pages inside the shadow, from @pfn: how many. */
+static unsigned long md_shadow_span(struct folio *folio, unsigned long *pfn)
+{
+	*pfn = folio_pfn(folio);
+	if (*pfn >= md_shadow_pfns)
+		return 0;
+	return min(folio_nr_pages(folio), md_shadow_pfns - *pfn);
+}
+
+void md_shadow_set(struct folio *folio)
+{
+	unsigned long pfn, n;
+
+	if (!md_shadow)
+		return;
+	for (n = md_shadow_span(folio, &pfn); n; n--)
+		set_bit(pfn++, md_shadow);
+}
+
+/* Clears the folio's bits: whether its first one was set. */
+bool md_shadow_clear(struct folio *folio)
+{
+	unsigned long pfn, n;
+	bool was;
+
+	if (!md_shadow)
+		return true;
+	n = md_shadow_span(folio, &pfn);
+	if (!n)
+		return true;
+	was = test_and_clear_bit(pfn, md_shadow);
+	while (--n)
+		clear_bit(++pfn, md_shadow);
+	return was;
+}
+
+void md_shadow_move(struct folio *src, struct folio *dst)
+{
+	if (md_shadow && md_shadow_clear(src))
+		md_shadow_set(dst);
+}
+
+/*
+ * The cleaning of @folio (locked, in the page cache of @mapping) found its
+ * bit clear, in memcg @cgid: remember it, to be said after a grace period
+ * unless a racing dirtier sets the bit meanwhile.  Any context.
+ */
+void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 cgid,
+		       const char *probe)
+{
+	struct inode *host = mapping ? mapping->host : NULL;
+	struct md_shadow_suspect *s;
+	unsigned long flags;
+
+	atomic_long_inc(&md_shadow_suspects);
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	if (md_shadow_nr_pending == MD_SHADOW_PENDING) {
+		raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+		atomic_long_inc(&md_shadow_dropped);
+		return;
+	}
+	s = &md_shadow_pending[md_shadow_nr_pending++];
+	*s = (struct md_shadow_suspect) {
+		.pfn = folio_pfn(folio), .cgid = cgid, .nid = folio_nid(folio),
+		.probe = probe, .index = folio->index,
+		.dev = host ? host->i_sb->s_dev : 0, .ino = host ? host->i_ino : 0,
+		.gp = get_state_synchronize_rcu(),
+	};
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	irq_work_queue(&md_shadow_irq_work);
+}
+
+/*
+ * Say the suspects whose grace period has passed and whose bit is still
+ * clear; keep the younger ones for a later run.
+ */
+static void md_shadow_report_fn(struct work_struct *work)
+{
+	struct md_shadow_suspect batch[MD_SHADOW_PENDING], *s;
+	unsigned int i, n = 0, kept = 0;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	for (i = 0; i < md_shadow_nr_pending; i++) {
+		s = &md_shadow_pending[i];
+		if (poll_state_synchronize_rcu(s->gp))
+			batch[n++] = *s;
+		else
+			md_shadow_pending[kept++] = *s;
+	}
+	md_shadow_nr_pending = kept;
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	if (kept)
+		queue_delayed_work(system_unbound_wq, &md_shadow_work, HZ / 10);
+
+	for (i = 0; i < n; i++) {
+		s = &batch[i];
+		if (test_bit(s->pfn, md_shadow)) {	/* a dirtier raced it */
+			atomic_long_inc(&md_shadow_raced);
+			continue;
+		}
+		atomic_long_inc(&md_shadow_said);
+		md_anomaly(MD_A_CLEANED_UNCOUNTED, s->cgid, s->nid, s->probe, s->pfn, 0, 0, 0, 0);
+		if (__ratelimit(&md_shadow_rs))
+			pr_warn("cleaned a page never counted dirty: cgroup %llu node %d, file %u:%u inode %lu index %lu (%s)\n",
+				s->cgid, s->nid, MAJOR(s->dev), MINOR(s->dev), s->ino,
+				(unsigned long)s->index, s->probe);
+	}
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The per-page shadow of the ledger's belief (track=1): one bit per page
+ * frame, set while the ledger counts it dirty.
+ */
+#ifndef MEMCG_DIRTY_SHADOW_H
+#define MEMCG_DIRTY_SHADOW_H
+
+#include <linux/types.h>
+
+struct address_space;
+struct folio;
+
+struct md_shadow_stats {
+	unsigned long bytes;		/* the bitmap's size, 0 without track=1 */
+	unsigned long suspects;		/* cleanings that found their bit clear */
+	unsigned long said;		/* of them, said (no dirtier raced them) */
+	unsigned long raced;		/* of them, a dirtier set the bit meanwhile */
+	unsigned long dropped;		/* of them, no room to hold them */
+};
+
+int md_shadow_init(void);
+void md_shadow_exit(void);
+bool md_shadow_enabled(void);
+void md_shadow_stats(struct md_shadow_stats *st);
+void md_shadow_set(struct folio *folio);
+bool md_shadow_clear(struct folio *folio);
+void md_shadow_move(struct folio *src, struct folio *dst);
+void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 cgid,
+		       const char *probe);
+
+#endif /* MEMCG_DIRTY_SHADOW_H */
