@@ -11,10 +11,11 @@
 #   BENCH slab CGROUPS CACHE KB                   what each slab cache grew by
 #   BENCH audit CGROUPS PASS_US WAIT_US MEMCGS    one pass of the audit (audit_ms)
 #   BENCH floor WORKLOAD off|floor|on ROUND VALUE UNIT  bare probes against the module
+#   BENCH watch WORKLOAD on|watch PAIR VALUE UNIT  the module, its watch armed or not
 #   BENCH steps-ready|steps-done VARIANT ...      for bench/steps on the host, which
 #                                                 writes the "BENCH steps" records
 #
-# BENCH_SECTIONS picks sections (default: table fix43 scan scale floor; steps
+# BENCH_SECTIONS picks sections (default: table fix43 scan scale floor watch; steps
 # only with bench/steps attached);
 # BENCH_WORKLOADS narrows the table and the floor to the workloads named;
 # BENCH_PAIRS sets the pairs (default in defaults.sh, shipped beside this).
@@ -37,9 +38,10 @@ SCAN_MB=${BENCH_SCAN_MB:-256}
 FAULT_MB=${BENCH_FAULT_MB:-64}
 DIRTY_MB=${BENCH_DIRTY_MB:-32}
 REPS=${BENCH_REPS:-5}		# CPU-bound loops: median of REPS passes per sample
-SECTIONS=${BENCH_SECTIONS:-table fix43 scan scale floor}
+SECTIONS=${BENCH_SECTIONS:-table fix43 scan scale floor watch}
 TABLE_WORKLOADS=${BENCH_WORKLOADS:-$BENCH_DEFAULT_WORKLOADS}
 FLOOR_WORKLOADS=${BENCH_WORKLOADS:-write_fault dirty dd100}
+WATCH_WORKLOADS=${BENCH_WORKLOADS:-dirty write_fault}
 FLOOR_KO=/selftests/bin/md_floor.ko
 want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 W=$MD_WORK
@@ -59,7 +61,7 @@ info sections "$(echo $SECTIONS | tr ' ' ,)"
 # not land inside a timed run), or not loaded at all.
 state() {
 	case "$1" in
-	on)
+	on|watch)
 		floor_unload
 		[ -d "$MD" ] || md_load || exit 1
 		i=0
@@ -69,6 +71,11 @@ state() {
 			i=$((i + 1))
 		done
 		! grep -q ' unsynced$' "$MD/summary" || { echo "# bench: /bench never synced"; exit 1; }
+		if [ "$1" = watch ]; then
+			echo "watch /bench" > "$MD/control" || exit 1
+		else
+			echo "watch off" > "$MD/control" || exit 1
+		fi
 		;;
 	floor)
 		md_unload || exit 1
@@ -202,6 +209,30 @@ if want floor && [ -r "$FLOOR_KO" ]; then
 	bench_teardown
 elif want floor; then
 	echo "# bench: no $FLOOR_KO: floor skipped"
+fi
+
+# --- the watch (control: watch CGROUP): the module with hardware
+# watchpoints on /bench's counter against the module alone, in pairs of
+# alternating order; every page /bench dirties or cleans traps once
+if want watch; then
+	bench_setup
+	REC=watch
+	for w in $WATCH_WORKLOADS; do
+		echo "# bench: watch, $w, $PAIRS pairs"
+		state on
+		run_workload "$w" > /dev/null || exit 1
+		p=1
+		while [ $p -le "$PAIRS" ]; do
+			if [ $((p % 2)) = 1 ]; then first=on second=watch; else first=watch second=on; fi
+			state $first
+			sample "$w" $first $p
+			state $second
+			sample "$w" $second $p
+			p=$((p + 1))
+		done
+	done
+	REC=sample
+	bench_teardown
 fi
 
 # --- steps: instructions per write fault, counted by bench/steps on the

@@ -20,6 +20,8 @@ has "dd100 is missed: the whole interval is over 1.01" "dd write 100 MiB: loaded
 has "write faults met: all under 1.03" "write fault cycles: loaded/baseline 1.003, target <= 1.03: met"
 has "dd200 with 2 pairs: not resolved" "dd write 200 MiB: loaded/baseline 1.025, target <= 1.01: **not resolved**: the 95 % interval 0.950..1.100 spans the target"
 has "floor row" "| write fault cycles | 100 cycles | 102 cycles | 110 cycles | 1.020 (1.020..1.020) | 1.100 (1.100..1.100) | 1.078 (1.078..1.078) |"
+# watch: pair ratios 1.30 and 1.10, median 1.20; medians 105 and 125.5
+has "watch row" "| write fault cycles | 105 cycles | 126 cycles | 1.200 (1.100..1.300) |"
 has "4.3 unloaded" "| 1) baseline | 50.0 MB/s, kernel 0 | not run | not run |"
 has "4.3 replayed" "20.0 MB/s, kernel -100, ledger 0, scan 0, underflow/kernel |"
 has "scan medians and disagreement" "| 3 | 0.020 s | 19 ms | 0.600 s | 30.0x | 64, 63, 64, 64 (**DISAGREE**) |"
