@@ -7,17 +7,16 @@
 # removed once written, and cgroups created, written and removed while
 # still dirty (dying memcgs), in a loop.  No fault is staged, so not one
 # console line, bad verdict or WARN may come of it, while the audits run
-# and compare every memcg.
+# and compare every memcg; nor may the per-page shadow (track=1) find a
+# page cleaned that was never counted dirty.
 . ./lib.sh
 md_require_writers
 md_require_ko
 SOAK=${MD_SOAK_S:-30}
-md_reload audit_ms=100 audit_warn=1 || md_skip_all "cannot load memcg_dirty with audit_ms=100 audit_warn=1"
+md_reload audit_ms=100 audit_warn=1 track=1 ||
+	md_skip_all "cannot load memcg_dirty with audit_ms=100 audit_warn=1 track=1"
 W=$MD_WORK
 
-md_audit() {
-	awk -v k="$1" '$1 == k { print $2 }' "$MD/audit"
-}
 secs() { awk '{ printf "%d\n", $1 }' /proc/uptime; }
 
 mark=$(dmesg | wc -l)
@@ -52,6 +51,9 @@ md_eq "no bad verdict" 0 "$(md_audit bad_verdicts)"
 md_eq "no WARN" 0 "$(md_audit warned)"
 md_eq "no console line of the audit" 0 \
 	"$(dmesg | tail -n +$((mark + 1)) | grep -Ec 'memcg_dirty: (mismatch|underflow|untrusted|audit found)' || true)"
+md_diag "$(awk '$1 ~ /^shadow_/ { printf "%s %s ", $1, $2 }' "$MD/version")"
+md_eq "the shadow (track=1) said no page cleaned uncounted" 0 \
+	"$(awk '$1 == "shadow_said" { print $2 }' "$MD/version")"
 md_check "dmesg is clean" md_dmesg_clean
 rm -f "$W"/c*
 md_rmcg md_soak/lim md_soak/fresh md_soak/churn md_soak

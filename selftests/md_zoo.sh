@@ -14,7 +14,8 @@
 # watch CGROUP) names the zoo's function that moved the counter, on the
 # console and in the watch file, and lists the kernel's own changes as
 # accounted; class 1 moved no counter, so there it shows the cleaning's
-# decrement as the kernel's.  With the zoo's files written and no trigger
+# decrement as the kernel's, and the shadow (track=1) names the page that
+# was cleaned without ever being counted dirty: its inode and index.  With the zoo's files written and no trigger
 # pulled, nothing is said.  Each bug is put right before the next (the
 # zoo's undo), and the check says ok again.
 . ./lib.sh
@@ -25,7 +26,7 @@ zoo_ko=${MEMCG_DIRTY_ZOO:-$md_here/bin/md_zoo.ko}
 	md_skip_all "no md_zoo.ko: it is built with the module in a clone (build/KVER/zoo/), never packaged"
 [ ! -d /sys/module/md_zoo ] || rmmod md_zoo || md_skip_all "md_zoo is loaded and cannot be unloaded"
 md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
-md_load audit_ms=200 || md_skip_all "cannot load memcg_dirty with audit_ms=200"
+md_load audit_ms=200 track=1 || md_skip_all "cannot load memcg_dirty with audit_ms=200 track=1"
 if ! md_check "md_zoo loads" insmod "$zoo_ko"; then
 	md_unload
 	md_finish
@@ -135,6 +136,13 @@ md_caught 1 underflow md_zoo1 "$a0"
 md_check "class 1: the watch saw the truncation's decrement, from the kernel's accounting" \
 	grep -Eq '^[0-9]+ [0-9]+ 0 -1 accounted (folio_account_cleaned|__folio_cancel_dirty)\+' "$MD/watch"
 md_eq "class 1: and nothing outside it" 0 "$(grep -Ec "$md_outside" "$MD/watch" || true)"
+# the shadow (track=1) names the page: a cleaning of a page never counted dirty
+id1=$(stat -c %i "$CG/md_zoo1")
+ino1=$(stat -c %i "$W/z1")
+md_check "class 1: the shadow names the page (file, inode, index 1)" md_poll 100 sh -c \
+	"dmesg | grep -Eq 'memcg_dirty: cleaned a page never counted dirty: cgroup $id1 node 0, file [0-9]+:[0-9]+ inode $ino1 index 1 \(cancelled\)'"
+md_diag "$(dmesg | grep -m 1 'cleaned a page never counted dirty')"
+md_check "class 1: and events logs cleaned_uncounted for md_zoo1" md_has_event cleaned_uncounted "$id1"
 set -- $says
 md_eq "class 1: node 0, kernel and ledger -1, scan 0, suspect kernel" "0 -1 -1 0 kernel" "$*"
 md_eq "class 1: check says underflow, suspect kernel" "underflow kernel" \
@@ -234,6 +242,8 @@ for c in $zoos; do
 	n=$((n + 1))
 done
 md_eq "one kernel warning per memcg in all" "$n" "$(md_marked_warnings)"
+md_eq "the shadow said one page in all (class 1's)" 1 "$(awk '$1 == "shadow_said" { print $2 }' "$MD/version")"
+md_diag "shadow: $(awk '$1 ~ /^shadow_/ { printf "%s %s ", $1, $2 }' "$MD/version")($(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo) kB of memory)"
 md_eq "the zoo was left with nothing to undo" "class cgroup_id node pages" \
 	"$(sed -n 2,3p "$Z" | grep -v '^refused')"
 echo 0 > $P/audit_warn
