@@ -161,21 +161,27 @@ bench_teardown() {
 	sync
 }
 
+# pairs WORKLOAD A B: a warm-up in state A (not reported), then PAIRS pairs
+# of samples in states A and B, alternating which comes first
+pairs() {
+	state "$2"
+	run_workload "$1" > /dev/null || exit 1
+	p=1
+	while [ $p -le "$PAIRS" ]; do
+		if [ $((p % 2)) = 1 ]; then first=$2 second=$3; else first=$3 second=$2; fi
+		state $first
+		sample "$1" $first $p
+		state $second
+		sample "$1" $second $p
+		p=$((p + 1))
+	done
+}
+
 if want table; then
 	bench_setup
 	for w in $TABLE_WORKLOADS; do
 		echo "# bench: $w, $PAIRS pairs"
-		state off
-		run_workload "$w" > /dev/null || exit 1	# warm-up, not reported
-		p=1
-		while [ $p -le "$PAIRS" ]; do
-			if [ $((p % 2)) = 1 ]; then first=off second=on; else first=on second=off; fi
-			state $first
-			sample "$w" $first $p
-			state $second
-			sample "$w" $second $p
-			p=$((p + 1))
-		done
+		pairs "$w" off on
 	done
 	bench_teardown
 fi
@@ -219,17 +225,7 @@ if want watch; then
 	REC=watch
 	for w in $WATCH_WORKLOADS; do
 		echo "# bench: watch, $w, $PAIRS pairs"
-		state on
-		run_workload "$w" > /dev/null || exit 1
-		p=1
-		while [ $p -le "$PAIRS" ]; do
-			if [ $((p % 2)) = 1 ]; then first=on second=watch; else first=watch second=on; fi
-			state $first
-			sample "$w" $first $p
-			state $second
-			sample "$w" $second $p
-			p=$((p + 1))
-		done
+		pairs "$w" on watch
 	done
 	REC=sample
 	bench_teardown
