@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/debug/memcg_dirty/: version, probes, summary, check, events,
- * control, inject, audit, watch, and cgroups/, a mirror of the memory cgroup
- * hierarchy
- * with a stat and a check file per memcg.  This file owns every dentry:
- * the ledger hands over new and dead entries, and directories of dead ones
- * are removed after md_mutex is dropped (as mm/shrinker_debug.c does).
+ * control, inject, audit, watch, folios, and cgroups/, a mirror of the
+ * memory cgroup hierarchy with a stat and a check file per memcg.  This
+ * file owns every dentry: the ledger hands over new and dead entries, and
+ * directories of dead ones are removed after md_mutex is dropped (as
+ * mm/shrinker_debug.c does).
  * Everything is computed elsewhere and printed here.  All files are
  * root-only; no kernel addresses are printed.
  */
@@ -389,6 +389,14 @@ static int md_audit_file_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(md_audit_file);
 
+static int md_folios_show(struct seq_file *m, void *v)
+{
+	md_shadow_folios_show(m);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(md_folios);
+
 static int md_watch_file_show(struct seq_file *m, void *v)
 {
 	md_watch_show(m);
@@ -564,6 +572,7 @@ int md_debugfs_init(void)
 	debugfs_create_file("events", MD_MODE_RO, md_root_dir, NULL, &md_events_file_fops);
 	debugfs_create_file("audit", MD_MODE_RO, md_root_dir, NULL, &md_audit_file_fops);
 	debugfs_create_file("watch", MD_MODE_RO, md_root_dir, NULL, &md_watch_file_fops);
+	debugfs_create_file("folios", MD_MODE_RO, md_root_dir, NULL, &md_folios_fops);
 	if (md_inject_enabled())
 		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_file_fops);
 	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);

@@ -102,6 +102,8 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 		/* dirtied before the ledger knew: its shadow starts here */
 		if (!e || !READ_ONCE(e->synced))
 			md_shadow_set(folio);
+		else if (!md_shadow_test(folio))
+			md_shadow_scan_uncounted(folio, e->cgid);
 		if (e)
 			e->scan[folio_nid(folio)] += nr;
 		else if (memcg)
@@ -182,6 +184,7 @@ void md_scan(void)
 	}
 	synchronize_rcu();
 
+	md_shadow_scan_begin();
 	start = ktime_get_ns();
 	rcu_read_lock();
 	for_each_online_node(nid)
@@ -189,6 +192,7 @@ void md_scan(void)
 	rcu_read_unlock();
 	info.duration_ns = ktime_get_ns() - start;
 	synchronize_rcu();
+	md_shadow_scan_settle();
 	info.when_ns = ktime_get_ns();
 	info.count = md_last_scan.count + 1;
 	md_ledger_list_fresh();	/* entries the scan took from the pool */

@@ -26,6 +26,7 @@
 #include <linux/moduleparam.h>
 #include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
+#include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -152,6 +153,110 @@ void md_shadow_move(struct folio *src, struct folio *dst)
 		md_shadow_set(dst);
 }
 
+/* Whether the ledger counts @folio dirty (its first page's bit). */
+bool md_shadow_test(struct folio *folio)
+{
+	unsigned long pfn;
+
+	if (!md_shadow || !md_shadow_span(folio, &pfn))
+		return true;
+	return test_bit(pfn, md_shadow);
+}
+
+/*
+ * The folios the last page scan found dirty with their bit clear, in synced
+ * memcgs: dirty pages nobody counted.  Filled by the scan (md_scan_page()),
+ * settled after its last grace period, printed by debugfs "folios".
+ */
+#define MD_SHADOW_UNCOUNTED	16
+
+static struct md_shadow_suspect md_uncounted[MD_SHADOW_UNCOUNTED];
+static unsigned int md_nr_uncounted;
+static unsigned long md_uncounted_total;
+
+static void md_shadow_describe(struct md_shadow_suspect *s, struct folio *folio,
+			       struct address_space *mapping, u64 cgid, const char *probe)
+{
+	struct inode *host = mapping ? mapping->host : NULL;
+
+	*s = (struct md_shadow_suspect) {
+		.pfn = folio_pfn(folio), .cgid = cgid, .nid = folio_nid(folio),
+		.probe = probe, .index = folio->index,
+		.dev = host ? host->i_sb->s_dev : 0, .ino = host ? host->i_ino : 0,
+		.gp = get_state_synchronize_rcu(),
+	};
+}
+
+void md_shadow_scan_begin(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	md_nr_uncounted = 0;
+	md_uncounted_total = 0;
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+}
+
+/* The scan found @folio (locked) dirty in a synced memcg, with its bit clear. */
+void md_shadow_scan_uncounted(struct folio *folio, u64 cgid)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	md_uncounted_total++;
+	if (md_nr_uncounted < MD_SHADOW_UNCOUNTED)
+		md_shadow_describe(&md_uncounted[md_nr_uncounted++], folio,
+				   folio_mapping(folio), cgid, "scan");
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+}
+
+/*
+ * After the scan's last grace period: every dirtier whose PG_dirty the scan
+ * saw has counted by now, so a bit still clear is a page nobody counted.
+ */
+void md_shadow_scan_settle(void)
+{
+	unsigned long flags;
+	unsigned int i, kept = 0;
+
+	if (!md_shadow)
+		return;
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	for (i = 0; i < md_nr_uncounted; i++) {
+		if (test_bit(md_uncounted[i].pfn, md_shadow)) {
+			md_uncounted_total--;
+			continue;
+		}
+		md_uncounted[kept++] = md_uncounted[i];
+	}
+	md_nr_uncounted = kept;
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+}
+
+void md_shadow_folios_show(struct seq_file *m)
+{
+	struct md_shadow_suspect list[MD_SHADOW_UNCOUNTED];
+	unsigned long flags, total;
+	unsigned int i, n;
+
+	if (!md_shadow) {
+		seq_puts(m, "no shadow (load with track=1)\n");
+		return;
+	}
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	n = md_nr_uncounted;
+	total = md_uncounted_total;
+	memcpy(list, md_uncounted, n * sizeof(*list));
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	seq_printf(m, "uncounted %lu (dirty folios of synced memcgs the ledger never counted, last scan)\n",
+		   total);
+	seq_puts(m, "id node pfn dev ino index\n");
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%llu %d %lu %u:%u %lu %lu\n", list[i].cgid, list[i].nid,
+			   list[i].pfn, MAJOR(list[i].dev), MINOR(list[i].dev), list[i].ino,
+			   (unsigned long)list[i].index);
+}
+
 /*
  * The cleaning of @folio (locked, in the page cache of @mapping) found its
  * bit clear, in memcg @cgid: remember it, to be said after a grace period
@@ -160,7 +265,6 @@ void md_shadow_move(struct folio *src, struct folio *dst)
 void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 cgid,
 		       const char *probe)
 {
-	struct inode *host = mapping ? mapping->host : NULL;
 	struct md_shadow_suspect *s;
 	unsigned long flags;
 
@@ -172,12 +276,7 @@ void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 c
 		return;
 	}
 	s = &md_shadow_pending[md_shadow_nr_pending++];
-	*s = (struct md_shadow_suspect) {
-		.pfn = folio_pfn(folio), .cgid = cgid, .nid = folio_nid(folio),
-		.probe = probe, .index = folio->index,
-		.dev = host ? host->i_sb->s_dev : 0, .ino = host ? host->i_ino : 0,
-		.gp = get_state_synchronize_rcu(),
-	};
+	md_shadow_describe(s, folio, mapping, cgid, probe);
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
 	irq_work_queue(&md_shadow_irq_work);
 }
