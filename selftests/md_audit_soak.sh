@@ -51,6 +51,9 @@ md_eq "no bad verdict" 0 "$(md_audit bad_verdicts)"
 md_eq "no WARN" 0 "$(md_audit warned)"
 md_eq "no console line of the audit" 0 \
 	"$(dmesg | tail -n +$((mark + 1)) | grep -Ec 'memcg_dirty: (mismatch|underflow|untrusted|audit found)' || true)"
+echo scan > "$MD/control"
+md_eq "a scan after it finds no dirty page the ledger never counted (folios)" 0 \
+	"$(awk 'NR == 1 { print $2 }' "$MD/folios")"
 md_diag "$(awk '$1 ~ /^shadow_/ { printf "%s %s ", $1, $2 }' "$MD/version")"
 md_eq "the shadow (track=1) said no page cleaned uncounted" 0 \
 	"$(awk '$1 == "shadow_said" { print $2 }' "$MD/version")"

@@ -128,6 +128,12 @@ zoo dirty_unaccounted "$W/z1" 1
 md_audits_pass 3
 md_eq "class 1: nothing to say while the page is dirty (the counts agree)" 0 \
 	"$(md_lines underflow "$(stat -c %i "$CG/md_zoo1")")"
+# but a scan finds the page dirty with no shadow bit (track=1): folios lists it
+echo scan > "$MD/control"
+md_diag "$(tr '\n' ' ' < "$MD/folios")"
+md_check "class 1: folios lists the dirty page nobody counted (inode, index 1)" \
+	grep -Eq "^$(stat -c %i "$CG/md_zoo1") 0 [0-9]+ [0-9]+:[0-9]+ $(stat -c %i "$W/z1") 1$" "$MD/folios"
+md_eq "class 1: and only it" 1 "$(awk 'NR == 1 { print $2 }' "$MD/folios")"
 md_watch md_zoo1
 a0=$(md_audit audits)
 truncate -s 4096 "$W/z1"
