@@ -421,9 +421,10 @@ md_said() {
 	[ "$(md_lines "$1" "$2")" != 0 ]
 }
 
-# md_marked_warnings: kernel warnings between this test's markers
+# md_marked_warnings: kernel warnings between the last pair of markers
+# (this test's: an earlier test of the same boot has its own)
 md_marked_warnings() {
-	dmesg | awk '/expected audit warnings begin/ { on = 1 } /expected audit warnings end/ { on = 0 }
+	dmesg | awk '/expected audit warnings begin/ { on = 1; n = 0 } /expected audit warnings end/ { on = 0 }
 		on && /WARNING:/ { n++ } END { print n + 0 }'
 }
 
