@@ -327,25 +327,27 @@ int md_watch_start(const char *path)
 {
 	struct md_watch_cpu __percpu *pcpu;
 	struct mem_cgroup *memcg;
-	int cpu = -1, nid, ret = -ENOMEM;
+	int cpu = -1, nid, ret;
+	char *name;
 
 	memcg = md_memcg_by_path(path);
 	if (!memcg)
 		return -ENOENT;
 	md_watch_stop();
 	pcpu = alloc_percpu(struct md_watch_cpu);
+	name = kstrdup(path, GFP_KERNEL);
 	mutex_lock(&md_watch_mutex);
-	md_watch_path = kstrdup(path, GFP_KERNEL);
-	if (!pcpu || !md_watch_path || md_watch_pcpu) {
+	if (!pcpu || !name || md_watch_pcpu) {
+		/* busy: another "watch" armed since md_watch_stop() above */
 		ret = md_watch_pcpu ? -EBUSY : -ENOMEM;
-		kfree(md_watch_path);
-		md_watch_path = NULL;
 		mutex_unlock(&md_watch_mutex);
+		kfree(name);
 		free_percpu(pcpu);
 		css_put(&memcg->css);
 		return ret;
 	}
 	md_watch_memcg = memcg;
+	md_watch_path = name;
 	md_watch_nodes = min_t(int, nr_node_ids, MD_WATCH_NODES);
 	for (nid = 0; nid < md_watch_nodes; nid++)
 		md_watch_slot[nid] = md_kernel_dirty_slot(memcg, nid);
@@ -363,17 +365,12 @@ int md_watch_start(const char *path)
 			break;
 	}
 	cpus_read_unlock();
+	mutex_unlock(&md_watch_mutex);
 	if (ret) {
 		pr_warn("watch %s: no hardware watchpoint for CPU %d: %d\n", path, cpu, ret);
-		pcpu = md_watch_disarm();
-		mutex_unlock(&md_watch_mutex);
-		irq_work_sync(&md_watch_irq_work);
-		cancel_work_sync(&md_watch_work);
-		free_percpu(pcpu);
-		return ret;
+		md_watch_stop();	/* what was armed, and the rings */
 	}
-	mutex_unlock(&md_watch_mutex);
-	return 0;
+	return ret;
 }
 
 void md_watch_show(struct seq_file *m)
