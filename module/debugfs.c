@@ -391,8 +391,7 @@ DEFINE_SHOW_ATTRIBUTE(md_audit_file);
 
 static int md_folios_show(struct seq_file *m, void *v)
 {
-	md_shadow_folios_show(m);
-	return 0;
+	return md_shadow_folios_show(m);
 }
 
 DEFINE_SHOW_ATTRIBUTE(md_folios);

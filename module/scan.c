@@ -153,6 +153,64 @@ static void md_scan_node(int nid, struct md_scan_info *info)
 }
 
 /*
+ * With the shadow (track=1): the folio at @pfn, whose bit is set, is clean
+ * in a synced memcg?  Then the ledger counts dirty a page whose cleaning
+ * nobody counted.  Cleaning, truncation and migration all hold the folio
+ * lock until the probes have cleared or moved its bit, so a folio locked
+ * here is in no such window.  A folio out of the page cache with its bit
+ * set was freed clean without a counted cleaning: nothing can count it any
+ * more (a folio enters the page cache locked), and its bits are cleared.
+ * Returns the next pfn to look at.
+ */
+static unsigned long md_scan_counted(unsigned long pfn)
+{
+	struct address_space *mapping;
+	struct page *page = pfn_to_online_page(pfn);
+	struct mem_cgroup *memcg;
+	struct folio *folio;
+	struct md_entry *e;
+	unsigned long next = pfn + 1;
+
+	if (!page)
+		return next;
+	folio = page_folio(page);
+	if (folio_test_dirty(folio) || !folio_try_get(folio))
+		return next;
+	if (unlikely(page_folio(page) != folio) || !folio_trylock(folio))
+		goto put;
+	next = folio_pfn(folio) + folio_nr_pages(folio);
+	mapping = folio_mapping(folio);
+	if (folio_test_dirty(folio) || folio_test_anon(folio)) {
+		/* dirty again, or an anonymous folio: not ours to judge */
+	} else if (!mapping) {
+		md_shadow_clear(folio);
+	} else if (md_mapping_accounts_dirty(mapping) && md_shadow_test(folio)) {
+		memcg = folio_memcg(folio);
+		e = memcg ? md_entry_lookup(memcg) : NULL;
+		if (e && READ_ONCE(e->synced))
+			md_shadow_scan_uncleaned(folio, e->cgid);
+	}
+	folio_unlock(folio);
+put:
+	folio_put(folio);
+	return next;
+}
+
+static void md_scan_shadow(void)
+{
+	unsigned long pfn = 0, looked = 0;
+
+	while ((pfn = md_shadow_next(pfn)) != ULONG_MAX) {
+		pfn = md_scan_counted(pfn);
+		if (!(++looked & 1023)) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+		}
+	}
+}
+
+/*
  * Fills entry->scan[] for every listed entry, and tells for which the scan
  * is exact (scan_valid): no event of theirs completed while it ran, and no
  * return probe's window was open at either end.
@@ -189,6 +247,7 @@ void md_scan(void)
 	rcu_read_lock();
 	for_each_online_node(nid)
 		md_scan_node(nid, &info);
+	md_scan_shadow();
 	rcu_read_unlock();
 	info.duration_ns = ktime_get_ns() - start;
 	synchronize_rcu();

@@ -14,6 +14,10 @@
  * cleaning (PG_dirty set, then counted a moment later) sets the bit
  * meanwhile, and is no bug.
  *
+ * Each page scan also lists both sides of a disagreement by page (debugfs
+ * "folios"): dirty folios of synced memcgs whose bit is clear (dirty, never
+ * counted) and clean ones whose bit is set (counted, never cleaned).
+ *
  * Memory: one bit per page frame up to the last node's end, allocated at
  * load: 32 KiB per GiB of memory.  Bits: any context, atomic operations.
  */
@@ -27,6 +31,7 @@
 #include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -153,6 +158,15 @@ void md_shadow_move(struct folio *src, struct folio *dst)
 		md_shadow_set(dst);
 }
 
+/* The first page frame from @pfn on whose bit is set, or ULONG_MAX. */
+unsigned long md_shadow_next(unsigned long pfn)
+{
+	if (!md_shadow || pfn >= md_shadow_pfns)
+		return ULONG_MAX;
+	pfn = find_next_bit(md_shadow, md_shadow_pfns, pfn);
+	return pfn < md_shadow_pfns ? pfn : ULONG_MAX;
+}
+
 /* Whether the ledger counts @folio dirty (its first page's bit). */
 bool md_shadow_test(struct folio *folio)
 {
@@ -166,13 +180,17 @@ bool md_shadow_test(struct folio *folio)
 /*
  * The folios the last page scan found dirty with their bit clear, in synced
  * memcgs: dirty pages nobody counted.  Filled by the scan (md_scan_page()),
- * settled after its last grace period, printed by debugfs "folios".
+ * settled after its last grace period, printed by debugfs "folios".  And
+ * those it found clean with their bit set: counted dirty, never cleaned.
  */
-#define MD_SHADOW_UNCOUNTED	16
+#define MD_SHADOW_LISTED	16
 
-static struct md_shadow_suspect md_uncounted[MD_SHADOW_UNCOUNTED];
+static struct md_shadow_suspect md_uncounted[MD_SHADOW_LISTED];
 static unsigned int md_nr_uncounted;
 static unsigned long md_uncounted_total;
+static struct md_shadow_suspect md_uncleaned[MD_SHADOW_LISTED];
+static unsigned int md_nr_uncleaned;
+static unsigned long md_uncleaned_total;
 
 static void md_shadow_describe(struct md_shadow_suspect *s, struct folio *folio,
 			       struct address_space *mapping, u64 cgid, const char *probe)
@@ -194,6 +212,8 @@ void md_shadow_scan_begin(void)
 	raw_spin_lock_irqsave(&md_shadow_lock, flags);
 	md_nr_uncounted = 0;
 	md_uncounted_total = 0;
+	md_nr_uncleaned = 0;
+	md_uncleaned_total = 0;
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
 }
 
@@ -204,8 +224,21 @@ void md_shadow_scan_uncounted(struct folio *folio, u64 cgid)
 
 	raw_spin_lock_irqsave(&md_shadow_lock, flags);
 	md_uncounted_total++;
-	if (md_nr_uncounted < MD_SHADOW_UNCOUNTED)
+	if (md_nr_uncounted < MD_SHADOW_LISTED)
 		md_shadow_describe(&md_uncounted[md_nr_uncounted++], folio,
+				   folio_mapping(folio), cgid, "scan");
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+}
+
+/* The scan found @folio (locked) clean in a synced memcg, with its bit set. */
+void md_shadow_scan_uncleaned(struct folio *folio, u64 cgid)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	md_uncleaned_total++;
+	if (md_nr_uncleaned < MD_SHADOW_LISTED)
+		md_shadow_describe(&md_uncleaned[md_nr_uncleaned++], folio,
 				   folio_mapping(folio), cgid, "scan");
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
 }
@@ -233,28 +266,49 @@ void md_shadow_scan_settle(void)
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
 }
 
-void md_shadow_folios_show(struct seq_file *m)
+static void md_shadow_list_show(struct seq_file *m, const struct md_shadow_suspect *list,
+				unsigned int n)
 {
-	struct md_shadow_suspect list[MD_SHADOW_UNCOUNTED];
-	unsigned long flags, total;
-	unsigned int i, n;
+	unsigned int i;
 
-	if (!md_shadow) {
-		seq_puts(m, "no shadow (load with track=1)\n");
-		return;
-	}
-	raw_spin_lock_irqsave(&md_shadow_lock, flags);
-	n = md_nr_uncounted;
-	total = md_uncounted_total;
-	memcpy(list, md_uncounted, n * sizeof(*list));
-	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
-	seq_printf(m, "uncounted %lu (dirty folios of synced memcgs the ledger never counted, last scan)\n",
-		   total);
 	seq_puts(m, "id node pfn dev ino index\n");
 	for (i = 0; i < n; i++)
 		seq_printf(m, "%llu %d %lu %u:%u %lu %lu\n", list[i].cgid, list[i].nid,
 			   list[i].pfn, MAJOR(list[i].dev), MINOR(list[i].dev), list[i].ino,
 			   (unsigned long)list[i].index);
+}
+
+int md_shadow_folios_show(struct seq_file *m)
+{
+	unsigned long flags, nr_uncounted_total, nr_uncleaned_total;
+	struct md_shadow_suspect *uncounted, *uncleaned;
+	unsigned int nr_uncounted, nr_uncleaned;
+
+	if (!md_shadow) {
+		seq_puts(m, "no shadow (load with track=1)\n");
+		return 0;
+	}
+	/* a copy, printed unlocked: too large for the stack */
+	uncounted = kmalloc_array(2 * MD_SHADOW_LISTED, sizeof(*uncounted), GFP_KERNEL);
+	if (!uncounted)
+		return -ENOMEM;
+	uncleaned = uncounted + MD_SHADOW_LISTED;
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	nr_uncounted = md_nr_uncounted;
+	nr_uncounted_total = md_uncounted_total;
+	memcpy(uncounted, md_uncounted, nr_uncounted * sizeof(*uncounted));
+	nr_uncleaned = md_nr_uncleaned;
+	nr_uncleaned_total = md_uncleaned_total;
+	memcpy(uncleaned, md_uncleaned, nr_uncleaned * sizeof(*uncleaned));
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	seq_printf(m, "uncounted %lu (dirty folios of synced memcgs the ledger never counted, last scan)\n",
+		   nr_uncounted_total);
+	md_shadow_list_show(m, uncounted, nr_uncounted);
+	seq_printf(m, "uncleaned %lu (clean folios of synced memcgs the ledger counts dirty, last scan)\n",
+		   nr_uncleaned_total);
+	md_shadow_list_show(m, uncleaned, nr_uncleaned);
+	kfree(uncounted);
+	return 0;
 }
 
 /*

@@ -28,11 +28,13 @@ void md_shadow_set(struct folio *folio);
 bool md_shadow_clear(struct folio *folio);
 void md_shadow_move(struct folio *src, struct folio *dst);
 bool md_shadow_test(struct folio *folio);
+unsigned long md_shadow_next(unsigned long pfn);
 void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 cgid,
 		       const char *probe);
 void md_shadow_scan_begin(void);
 void md_shadow_scan_uncounted(struct folio *folio, u64 cgid);
+void md_shadow_scan_uncleaned(struct folio *folio, u64 cgid);
 void md_shadow_scan_settle(void);
-void md_shadow_folios_show(struct seq_file *m);
+int md_shadow_folios_show(struct seq_file *m);
 
 #endif /* MEMCG_DIRTY_SHADOW_H */

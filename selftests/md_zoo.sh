@@ -15,9 +15,9 @@
 # console and in the watch file, and lists the kernel's own changes as
 # accounted; class 1 moved no counter, so there it shows the cleaning's
 # decrement as the kernel's, and the shadow (track=1) names the page that
-# was cleaned without ever being counted dirty: its inode and index.  With the zoo's files written and no trigger
-# pulled, nothing is said.  Each bug is put right before the next (the
-# zoo's undo), and the check says ok again.
+# was cleaned without ever being counted dirty: its inode and index.  With the
+# zoo's files written and no trigger pulled, nothing is said.  Each bug is
+# put right before the next (the zoo's undo), and the check says ok again.
 . ./lib.sh
 md_require_writers
 md_require_ko
@@ -98,8 +98,9 @@ md_hold_writeback
 # whose background pass cleans it when that context's share of the limit
 # is small (a new cgroup's); the zoo needs its pages to stay as they are
 echo 360000 > /proc/sys/vm/dirty_writeback_centisecs
-md_mkcg md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5
-for c in md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5; do
+cgs="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5"
+md_mkcg $cgs
+for c in $cgs; do
 	md_wait_dir $c
 done
 
@@ -119,6 +120,9 @@ md_eq "no trigger pulled: no line" 0 "$(dmesg | grep -c 'memcg_dirty: [a-z]* /md
 for c in md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4; do
 	md_eq "no trigger pulled: $c checks ok" ok "$(md_chk $c verdict)"
 done
+echo scan > "$MD/control"
+md_eq "no trigger pulled: folios lists no page on either side" "uncounted 0 uncleaned 0" \
+	"$(awk '$1 == "uncounted" || $1 == "uncleaned" { printf "%s%s %s", s, $1, $2; s = " " }' "$MD/folios")"
 
 echo "memcg_dirty selftest: expected audit warnings begin" > /dev/kmsg
 echo 1 > $P/audit_warn
@@ -157,6 +161,12 @@ md_eq "class 1: check says underflow, suspect kernel" "underflow kernel" \
 md_in_cg md_zoo1 dd if=/dev/zero of="$W/z1" bs=4096 count=1 conv=notrunc 2> /dev/null
 zoo clean_unaccounted "$W/z1" 0
 md_check "class 1 put right: check says ok" md_settled md_zoo1
+# which left page 0 counted dirty by the ledger, and clean: folios says so
+echo scan > "$MD/control"
+md_diag "$(sed -n '/^uncleaned /,$p' "$MD/folios" | tr '\n' ' ')"
+md_check "class 1 put right: folios lists the clean page still counted (inode, index 0)" sh -c \
+	"sed -n '/^uncleaned /,\$p' $MD/folios | grep -Eq '^$id1 [0-9]+ [0-9]+ [0-9]+:[0-9]+ $ino1 0\$'"
+md_eq "class 1 put right: and only it" 1 "$(awk '$1 == "uncleaned" { print $2 }' "$MD/folios")"
 
 # --- class 2: one cleaning, two decrements
 md_watch md_zoo2
@@ -204,9 +214,9 @@ md_watched 4 md_zoo4 md_zoo_phantom_dirty
 zoo undo
 md_check "class 4 put right: check says ok" md_settled md_zoo4
 
+zoos="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4"
 # --- class 5: a migration moves PG_dirty, not the count; on xfs, which
 # migrates dirty folios as they are (7.x's ext4 may write them back first)
-zoos="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4"
 if [ ! -d /sys/devices/system/node/node1 ]; then
 	md_skip "class 5" "one NUMA node: nothing to migrate between"
 elif ! X=$(md_xfs_dir); then
@@ -239,6 +249,7 @@ fi
 echo "watch off" > "$MD/control"
 md_eq "watch off: the watch file says so" "watching nothing (control: watch CGROUP)" "$(cat "$MD/watch")"
 md_check "watch of a cgroup that does not exist is refused" sh -c "! echo 'watch /md_zoo_none' 2> /dev/null > $MD/control"
+
 md_audits_pass 3
 echo "memcg_dirty selftest: expected audit warnings end" > /dev/kmsg
 n=0
