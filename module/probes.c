@@ -130,6 +130,79 @@ static void md_shadow_cleaned(struct folio *folio, struct mem_cgroup *memcg,
 	rcu_read_unlock();
 }
 
+/* --- the state change under way, for the watch --------------------------- */
+
+/*
+ * While the watch is armed, each probe that sees a folio's dirty state
+ * begin to change notes on its CPU which task makes the change, for which
+ * memcg and how many pages.  Every such probe runs before the kernel moves
+ * the counter (at an accounting function's entry, or the tracepoint before
+ * its increment), so the watch's handler, trapping on the counter's write,
+ * pairs the change with the note of the task that made it.  A task that
+ * slept in between (folio_clear_dirty_for_io() may) left its note on
+ * another CPU, where md_probes_change_of() looks too.  Interrupts are off
+ * while a note is written: a probe in an interrupt would tear it.
+ */
+static DEFINE_PER_CPU(struct md_change_note, md_change_notes);
+static bool md_pairing;
+
+void md_probes_pair(bool on)
+{
+	WRITE_ONCE(md_pairing, on);
+}
+
+static void md_note_change(enum md_point point, struct mem_cgroup *memcg,
+			   struct mem_cgroup *memcg2, long pages)
+{
+	struct md_change_note *n;
+	unsigned long flags;
+
+	if (likely(!READ_ONCE(md_pairing)))
+		return;
+	local_irq_save(flags);
+	n = this_cpu_ptr(&md_change_notes);
+	WRITE_ONCE(n->seq, n->seq + 1);
+	smp_wmb();		/* odd before the fields */
+	n->task = current;
+	n->point = point;
+	n->cgid = memcg ? cgroup_id(memcg->css.cgroup) : 0;
+	n->cgid2 = memcg2 ? cgroup_id(memcg2->css.cgroup) : 0;
+	n->pages = pages;
+	smp_wmb();		/* the fields before even */
+	WRITE_ONCE(n->seq, n->seq + 1);
+	local_irq_restore(flags);
+}
+
+/* @cpu's note, into @note, if it is @task's and was read whole. */
+static bool md_note_read(int cpu, struct task_struct *task, struct md_change_note *note)
+{
+	const struct md_change_note *n = per_cpu_ptr(&md_change_notes, cpu);
+	unsigned int seq = READ_ONCE(n->seq);
+
+	if (seq & 1 || READ_ONCE(n->task) != task)
+		return false;
+	smp_rmb();		/* the sequence before the fields: md_note_change() */
+	*note = *n;
+	smp_rmb();		/* the fields before the sequence again */
+	return READ_ONCE(n->seq) == seq && note->task == task;
+}
+
+/*
+ * The last state change @task began under a probe, from its own CPU's
+ * note or another's.  Any context, the watch's debug exception included.
+ */
+bool md_probes_change_of(struct task_struct *task, struct md_change_note *note)
+{
+	int this = raw_smp_processor_id(), cpu;
+
+	if (md_note_read(this, task, note))
+		return true;
+	for_each_online_cpu(cpu)
+		if (cpu != this && md_note_read(cpu, task, note))
+			return true;
+	return false;
+}
+
 /* --- became dirty ------------------------------------------------------ */
 
 /*
@@ -147,6 +220,7 @@ static void md_tp_dirtied(void *data, struct folio *folio,
 		return;
 	md_move_touch(folio);
 	memcg = folio_memcg(folio);
+	md_note_change(MD_P_DIRTIED, memcg, NULL, folio_nr_pages(folio));
 	if (md_inject_drop(MD_P_DIRTIED, memcg))
 		return;
 	md_account(memcg, folio_nid(folio), folio_nr_pages(folio), MD_DIRTIED);
@@ -203,6 +277,7 @@ static int md_clear_io_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	md_move_touch(d->folio);
 	memcg = folio_memcg(d->folio);
 	d->pages = folio_nr_pages(d->folio);
+	md_note_change(MD_P_CLEANED_IO, memcg, NULL, d->pages);
 	if (memcg)
 		d->e = md_inflight_begin(memcg, d->pages);
 	return 0;
@@ -243,6 +318,7 @@ static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 
 	md_hit(MD_P_CANCELLED);
 	md_move_touch(folio);
+	md_note_change(MD_P_CANCELLED, folio_memcg(folio), NULL, folio_nr_pages(folio));
 	if (md_inject_drop(MD_P_CANCELLED, folio_memcg(folio)))
 		return 0;
 	md_account(folio_memcg(folio), folio_nid(folio),
@@ -277,6 +353,7 @@ static int md_migrate_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	memcg = folio_memcg(d->src);
 	if (memcg && md_mapping_accounts_dirty(d->mapping)) {
 		d->pages = folio_nr_pages(d->src);
+		md_note_change(MD_P_MIGRATED, memcg, NULL, d->pages);
 		d->e = md_inflight_begin(memcg, d->pages);
 	}
 	return 0;
@@ -340,6 +417,7 @@ static int md_move_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->to_e = NULL;
 	if (folio_test_anon(folio))
 		return 0;
+	md_note_change(MD_P_MOVED, d->from, d->to, d->pages);
 	d->slot = md_move_track(folio);
 	d->from_e = md_inflight_begin(d->from, d->pages);
 	d->to_e = md_inflight_begin(d->to, d->pages);

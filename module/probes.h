@@ -4,8 +4,23 @@
 #define MEMCG_DIRTY_PROBES_H
 
 #include <linux/types.h>
+#include "points.h"
 
 struct seq_file;
+struct task_struct;
+
+/*
+ * A dirty-state change a probe saw begin, noted for the watch while it is
+ * armed (md_probes_pair()): the task making it, the memcg the folio is
+ * charged to (and a v1 charge move's destination, else 0), its pages.
+ */
+struct md_change_note {
+	unsigned int seq;		/* odd while written */
+	struct task_struct *task;
+	enum md_point point;
+	u64 cgid, cgid2;
+	long pages;
+};
 
 int md_probes_register_free(void);
 int md_probes_register_events(void);
@@ -16,5 +31,7 @@ unsigned long md_probes_missed(void);
 void md_probes_log_missed(void);
 bool md_probes_blind(void);
 bool md_probes_untrusted(void);
+void md_probes_pair(bool on);
+bool md_probes_change_of(struct task_struct *task, struct md_change_note *note);
 
 #endif /* MEMCG_DIRTY_PROBES_H */

@@ -13,9 +13,13 @@
  * the first frame past the stat functions themselves (md_watch_plumbing()).
  * Where that is one of the kernel's dirty-accounting functions
  * (md_watch_sites[]), the change is "accounted"; anywhere else, the counter
- * moved without any page changing state there, and the change is said on
- * the console, once per call site.  "watch" in debugfs lists the last
- * changes of each CPU, symbolized (%pS).
+ * moved without any page changing state there: "outside".  An accounted
+ * change is also held against the state change the probes saw its task
+ * begin (probes.c, md_probes_change_of()): a change by another number of
+ * pages than the folio has, or of another memcg's counter than the folio's,
+ * is "mismatched", the shape of the 4.3 migration bug.  Outside and
+ * mismatched changes are said on the console, once per call site.  "watch"
+ * in debugfs lists the last changes of each CPU, symbolized (%pS).
  *
  * x86 has four debug registers per CPU: up to four nodes are watched.  One
  * memcg at a time, armed only on demand: while armed, each change of its
@@ -41,6 +45,7 @@
 #include <linux/stacktrace.h>
 #include <linux/workqueue.h>
 #include "compat.h"
+#include "probes.h"
 #include "watch.h"
 
 #define MD_WATCH_NODES		4	/* debug registers per CPU (x86) */
@@ -55,8 +60,18 @@ struct md_watch_record {
 	int nid;
 	long pages;
 	u64 time_ns;
+	bool paired;			/* the writer's state change is in note */
+	struct md_change_note note;
 	unsigned int depth;
 	unsigned long chain[MD_WATCH_DEPTH];	/* [0]: where the slot was written */
+};
+
+/* Where a change came from: the watch file's words. */
+enum md_watch_where { MD_W_ACCOUNTED, MD_W_MISMATCHED, MD_W_OUTSIDE };
+static const char * const md_watch_where_names[] = {
+	[MD_W_ACCOUNTED]	= "accounted",
+	[MD_W_MISMATCHED]	= "mismatched",
+	[MD_W_OUTSIDE]		= "outside",
 };
 
 struct md_watch_cpu {
@@ -73,12 +88,15 @@ static struct md_watch_cpu __percpu *md_watch_pcpu;
 static long __percpu *md_watch_slot[MD_WATCH_NODES];
 /* The rest under md_watch_mutex. */
 static struct mem_cgroup *md_watch_memcg;	/* a reference while armed */
+static u64 md_watch_cgid;
 static int md_watch_nodes, md_watch_bps;
 static char *md_watch_path;
 static unsigned long md_watch_changes, md_watch_outside, md_watch_lost;
+static unsigned long md_watch_mismatched, md_watch_unpaired;
 static unsigned long md_watch_said[MD_WATCH_SAID][MD_WATCH_LINE_FRAMES];
 static unsigned int md_watch_nr_said;
-static DEFINE_RATELIMIT_STATE(md_watch_rs, 5 * HZ, 10);
+/* each call site is said once per arming: the limit is for re-armings */
+static DEFINE_RATELIMIT_STATE(md_watch_rs, 5 * HZ, MD_WATCH_SAID);
 
 /*
  * The kernel's functions that change NR_FILE_DIRTY with a page's dirty
@@ -125,6 +143,7 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	r->nid = nid;
 	r->pages = now - wc->last[nid];
 	r->time_ns = local_clock();
+	r->paired = md_probes_change_of(current, &r->note);
 	if (first == n) {	/* the unwinder lost its way: the ip alone */
 		r->chain[0] = ip;
 		r->depth = 1;
@@ -191,6 +210,30 @@ static unsigned int md_watch_site(const struct md_watch_record *r, bool *account
 	return site;
 }
 
+/*
+ * Whether @r, made in the dirty accounting, disagrees with the state
+ * change its task began: another size, or another memcg's counter.
+ */
+static bool md_watch_mismatch(const struct md_watch_record *r)
+{
+	const struct md_change_note *n = &r->note;
+
+	return abs(r->pages) != n->pages ||
+	       (md_watch_cgid != n->cgid && md_watch_cgid != n->cgid2);
+}
+
+/* Where @r came from; @site: its frame that made the change. */
+static enum md_watch_where md_watch_where(const struct md_watch_record *r,
+					  unsigned int *site)
+{
+	bool accounted;
+
+	*site = md_watch_site(r, &accounted);
+	if (!accounted)
+		return MD_W_OUTSIDE;
+	return r->paired && md_watch_mismatch(r) ? MD_W_MISMATCHED : MD_W_ACCOUNTED;
+}
+
 /* Whether the line's frames (@n of them at @c) are new: each is said once. */
 static bool md_watch_new_site(const unsigned long *c, unsigned int n)
 {
@@ -206,28 +249,38 @@ static bool md_watch_new_site(const unsigned long *c, unsigned int n)
 	return true;
 }
 
-static void md_watch_say(const struct md_watch_record *r, unsigned int site)
+/* Say an outside or mismatched change, once per call site. */
+static void md_watch_say(const struct md_watch_record *r, unsigned int site,
+			 enum md_watch_where where)
 {
 	const unsigned long *c = r->chain + site;
 	unsigned int n = min_t(unsigned int, r->depth - site, MD_WATCH_LINE_FRAMES);
+	char why[128];
 
 	if (!md_watch_new_site(c, n) || !__ratelimit(&md_watch_rs))
 		return;
-	pr_warn("watch %s (id %llu) node %d: counter %+ld outside the dirty accounting, at %pS%s%pS%s%pS%s%pS\n",
-		md_watch_path, cgroup_id(md_watch_memcg->css.cgroup), r->nid, r->pages,
+	if (where == MD_W_OUTSIDE)
+		strscpy(why, "outside the dirty accounting", sizeof(why));
+	else
+		snprintf(why, sizeof(why),
+			 "in the dirty accounting, but the state change there is %ld page%s of cgroup id %llu (%s)",
+			 r->note.pages, r->note.pages == 1 ? "" : "s", r->note.cgid,
+			 md_point_name(r->note.point));
+	pr_warn("watch %s (id %llu) node %d: counter %+ld %s, at %pS%s%pS%s%pS%s%pS\n",
+		md_watch_path, md_watch_cgid, r->nid, r->pages, why,
 		(void *)c[0], n > 1 ? " <- " : "", n > 1 ? (void *)c[1] : NULL,
 		n > 2 ? " <- " : "", n > 2 ? (void *)c[2] : NULL,
 		n > 3 ? " <- " : "", n > 3 ? (void *)c[3] : NULL);
 }
 
-/* Sort the changes recorded since the last run; say those from outside. */
+/* Sort the changes recorded since the last run; say the wrong ones. */
 static void md_watch_report_fn(struct work_struct *work)
 {
 	struct md_watch_record copy;
+	enum md_watch_where where;
 	struct md_watch_cpu *wc;
 	unsigned long head;
 	unsigned int site;
-	bool accounted;
 	int cpu;
 
 	mutex_lock(&md_watch_mutex);
@@ -246,11 +299,16 @@ static void md_watch_report_fn(struct work_struct *work)
 				md_watch_lost++;
 				continue;
 			}
-			site = md_watch_site(&copy, &accounted);
-			if (accounted)
+			where = md_watch_where(&copy, &site);
+			if (where == MD_W_ACCOUNTED) {
+				md_watch_unpaired += !copy.paired;
 				continue;
-			md_watch_outside++;
-			md_watch_say(&copy, site);
+			}
+			if (where == MD_W_OUTSIDE)
+				md_watch_outside++;
+			else
+				md_watch_mismatched++;
+			md_watch_say(&copy, site, where);
 		}
 	}
 out:
@@ -276,6 +334,7 @@ static struct md_watch_cpu __percpu *md_watch_disarm(void)
 		}
 	}
 	md_watch_pcpu = NULL;
+	md_probes_pair(false);
 	css_put(&md_watch_memcg->css);
 	md_watch_memcg = NULL;
 	kfree(md_watch_path);
@@ -347,16 +406,20 @@ int md_watch_start(const char *path)
 		return ret;
 	}
 	md_watch_memcg = memcg;
+	md_watch_cgid = cgroup_id(memcg->css.cgroup);
 	md_watch_path = name;
 	md_watch_nodes = min_t(int, nr_node_ids, MD_WATCH_NODES);
 	for (nid = 0; nid < md_watch_nodes; nid++)
 		md_watch_slot[nid] = md_kernel_dirty_slot(memcg, nid);
 	md_watch_changes = 0;
 	md_watch_outside = 0;
+	md_watch_mismatched = 0;
+	md_watch_unpaired = 0;
 	md_watch_lost = 0;
 	md_watch_nr_said = 0;
 	md_watch_bps = 0;
 	md_watch_pcpu = pcpu;	/* before any event can fire */
+	md_probes_pair(true);
 	ret = 0;
 	cpus_read_lock();
 	for_each_online_cpu(cpu) {
@@ -376,10 +439,10 @@ int md_watch_start(const char *path)
 void md_watch_show(struct seq_file *m)
 {
 	struct md_watch_record copy;
+	enum md_watch_where where;
 	struct md_watch_cpu *wc;
 	unsigned long i, head;
 	unsigned int site, f;
-	bool accounted;
 	int cpu;
 
 	flush_work(&md_watch_work);
@@ -388,9 +451,10 @@ void md_watch_show(struct seq_file *m)
 		seq_puts(m, "watching nothing (control: watch CGROUP)\n");
 		goto out;
 	}
-	seq_printf(m, "watching %s (id %llu) nodes %d of %u breakpoints %d changes %lu outside %lu lost %lu\n",
-		   md_watch_path, cgroup_id(md_watch_memcg->css.cgroup), md_watch_nodes,
-		   nr_node_ids, md_watch_bps, md_watch_changes, md_watch_outside, md_watch_lost);
+	seq_printf(m, "watching %s (id %llu) nodes %d of %u breakpoints %d changes %lu outside %lu mismatched %lu unpaired %lu lost %lu\n",
+		   md_watch_path, md_watch_cgid, md_watch_nodes, nr_node_ids, md_watch_bps,
+		   md_watch_changes, md_watch_outside, md_watch_mismatched,
+		   md_watch_unpaired, md_watch_lost);
 	seq_puts(m, "cpu time_us node pages where chain\n");
 	for_each_possible_cpu(cpu) {
 		wc = per_cpu_ptr(md_watch_pcpu, cpu);
@@ -399,10 +463,10 @@ void md_watch_show(struct seq_file *m)
 		for (; i != head; i++) {
 			if (!md_watch_read(&wc->ring[i % MD_WATCH_RECORDS], &copy))
 				continue;
-			site = md_watch_site(&copy, &accounted);
+			where = md_watch_where(&copy, &site);
 			seq_printf(m, "%d %llu %d %ld %s", cpu,
 				   div_u64(copy.time_ns, NSEC_PER_USEC), copy.nid, copy.pages,
-				   accounted ? "accounted" : "outside");
+				   md_watch_where_names[where]);
 			for (f = site; f < copy.depth; f++)
 				seq_printf(m, "%s%pS", f == site ? " " : " <- ",
 					   (void *)copy.chain[f]);

@@ -8,6 +8,8 @@
 #   3 an increment that lands on a sibling memcg
 #   4 the count raised with no page changing state
 #   5 a migration between nodes that moves PG_dirty but not the count
+#   6 inside the kernel's own accounting, an increment twice the folio
+#   7 inside it, an increment that lands on a sibling memcg
 # For each: the audit's line comes within three audits and names the
 # cgroup, the node, the three values and the suspect (the kernel), and the
 # check agrees; each memcg raises exactly one WARN.  The watch (control:
@@ -15,7 +17,10 @@
 # console and in the watch file, and lists the kernel's own changes as
 # accounted; class 1 moved no counter, so there it shows the cleaning's
 # decrement as the kernel's, and the shadow (track=1) names the page that
-# was cleaned without ever being counted dirty: its inode and index.  With the
+# was cleaned without ever being counted dirty: its inode and index.
+# Classes 6 and 7 change the counter from the kernel's dirty accounting
+# itself: the watch holds each change against the state change the probes
+# saw begin there and names the disagreement, size or memcg.  With the
 # zoo's files written and no trigger pulled, nothing is said.  Each bug is
 # put right before the next (the zoo's undo), and the check says ok again.
 . ./lib.sh
@@ -82,9 +87,33 @@ md_watched() {
 	md_check "class $1: the watch file lists it as outside" grep -q "outside .*$3+" "$MD/watch"
 	md_eq "class $1: no change from the kernel's own code listed as outside" "" \
 		"$(grep -E "$md_outside" "$MD/watch" | grep -v 'md_zoo_' | head -n 1)"
+	md_eq "class $1: none listed as mismatched with its state change" 0 \
+		"$(grep -Ec '^[0-9]+ [0-9]+ [0-9]+ -?[0-9]+ mismatched ' "$MD/watch" || true)"
 }
 md_watch_said() {
 	dmesg | grep -q "memcg_dirty: watch /$1 (id [0-9]*) node .* outside the dirty accounting, at .*$2+"
+}
+
+# md_says LINE GREP_FLAG PATTERN: LINE matches PATTERN (grep -F or -E)
+md_says() {
+	echo "$1" | grep -q "$2" -- "$3"
+}
+
+# md_mismatched CLASS CGROUP CHANGE STATE: the watch said a change of
+# CGROUP's counter by CHANGE in the kernel's dirty accounting, whose state
+# change was STATE ("N page(s) of cgroup id I (dirtied)")
+md_mismatched() {
+	md_poll 100 sh -c "dmesg | grep -q 'memcg_dirty: watch /$2 (id [0-9]*) node [0-9]*: counter $3 in the dirty accounting, but'"
+	wline=$(dmesg | grep -m 1 "memcg_dirty: watch /$2 (id [0-9]*) node [0-9]*: counter $3 in the dirty accounting, but")
+	md_diag "$wline"
+	md_check "class $1: the watch says the kernel's change of $3 disagrees with its state change" \
+		test -n "$wline"
+	md_check "class $1: and names the state change: $4" md_says "$wline" -F "the state change there is $4, at "
+	md_check "class $1: and the kernel's dirty accounting as where" \
+		md_says "$wline" -E ", at (folio_account_dirtied|__folio_mark_dirty)\+"
+	md_check "class $1: the watch file lists it as mismatched" \
+		grep -Eq "^[0-9]+ [0-9]+ [0-9]+ ${3#+} mismatched (folio_account_dirtied|__folio_mark_dirty)\+" "$MD/watch"
+	md_eq "class $1: nothing listed as outside" 0 "$(grep -Ec "$md_outside" "$MD/watch" || true)"
 }
 
 # md_settled CGROUP: its check says ok (read again while the audit runs)
@@ -98,7 +127,7 @@ md_hold_writeback
 # whose background pass cleans it when that context's share of the limit
 # is small (a new cgroup's); the zoo needs its pages to stay as they are
 echo 360000 > /proc/sys/vm/dirty_writeback_centisecs
-cgs="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5"
+cgs="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5 md_zoo6 md_zoo7 md_zoo7b"
 md_mkcg $cgs
 for c in $cgs; do
 	md_wait_dir $c
@@ -113,11 +142,14 @@ sync
 md_in_cg md_zoo2 mdfile write "$W/z2" 1
 md_in_cg md_zoo3 mdfile write "$W/z3" 1
 md_in_cg md_zoo3b mdfile write "$W/z3b" 1
+md_in_cg md_zoo7b mdfile write "$W/z7b" 1
+: > "$W/z6"
+: > "$W/z7"
 
 # no trigger, no verdict
 md_check "audits run" md_audits_pass 4
 md_eq "no trigger pulled: no line" 0 "$(dmesg | grep -c 'memcg_dirty: [a-z]* /md_zoo' || true)"
-for c in md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4; do
+for c in md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo7b; do
 	md_eq "no trigger pulled: $c checks ok" ok "$(md_chk $c verdict)"
 done
 echo scan > "$MD/control"
@@ -214,7 +246,43 @@ md_watched 4 md_zoo4 md_zoo_phantom_dirty
 zoo undo
 md_check "class 4 put right: check says ok" md_settled md_zoo4
 
-zoos="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4"
+# --- class 6: the kernel's own increment, twice the folio
+md_watch md_zoo6
+a0=$(md_audit audits)
+zoo site_size "$W/z6"
+md_in_cg md_zoo6 mdfile write "$W/z6" 1
+md_eq "class 6: the zoo altered one increment of the kernel's" "site off fired 1" \
+	"$(grep '^site ' "$Z")"
+md_caught 6 mismatch md_zoo6 "$a0"
+set -- $says
+md_eq "class 6: kernel one over ledger and scan, suspect kernel" "1 0 kernel" \
+	"$(($2 - $3)) $(($4 - $3)) $5"
+md_mismatched 6 md_zoo6 +2 "1 page of cgroup id $(stat -c %i "$CG/md_zoo6") (dirtied)"
+zoo undo
+md_check "class 6 put right: check says ok" md_settled md_zoo6
+
+# --- class 7: the kernel's own increment, on a sibling's counter
+md_watch md_zoo7b
+a0=$(md_audit audits)
+zoo site_memcg "$W/z7" "$W/z7b" 0
+md_in_cg md_zoo7 mdfile write "$W/z7" 1
+md_eq "class 7: the zoo altered one increment of the kernel's" "site off fired 2" \
+	"$(grep '^site ' "$Z")"
+md_caught 7 mismatch md_zoo7 "$a0"
+set -- $says
+md_eq "class 7: kernel one under ledger and scan, suspect kernel" "1 0 kernel" \
+	"$(($3 - $2)) $(($4 - $3)) $5"
+md_caught 7 mismatch md_zoo7b "$a0"
+set -- $says
+md_eq "class 7: the sibling's kernel one over ledger and scan, suspect kernel" "1 0 kernel" \
+	"$(($2 - $3)) $(($4 - $3)) $5"
+md_mismatched 7 md_zoo7b +1 "1 page of cgroup id $(stat -c %i "$CG/md_zoo7") (dirtied)"
+zoo undo
+md_check "class 7 put right: check says ok" md_settled md_zoo7
+md_check "class 7 put right: the sibling's check says ok" md_settled md_zoo7b
+
+zoos="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo6 md_zoo7 md_zoo7b"
+
 # --- class 5: a migration moves PG_dirty, not the count; on xfs, which
 # migrates dirty folios as they are (7.x's ext4 may write them back first)
 if [ ! -d /sys/devices/system/node/node1 ]; then
@@ -262,7 +330,7 @@ md_eq "one kernel warning per memcg in all" "$n" "$(md_marked_warnings)"
 md_eq "the shadow said one page in all (class 1's)" 1 "$(awk '$1 == "shadow_said" { print $2 }' "$MD/version")"
 md_diag "shadow: $(awk '$1 ~ /^shadow_/ { printf "%s %s ", $1, $2 }' "$MD/version")($(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo) kB of memory)"
 md_eq "the zoo was left with nothing to undo" "class cgroup_id node pages" \
-	"$(sed -n 2,3p "$Z" | grep -v '^refused')"
+	"$(sed -n '/^class /,$p' "$Z" | grep -v '^refused')"
 echo 0 > $P/audit_warn
 
 rm -f "$W"/z*
@@ -270,6 +338,6 @@ sync
 md_check "rmmod md_zoo" rmmod md_zoo
 md_check "outside the expected warnings, dmesg is clean" md_dmesg_clean
 md_release_writeback
-md_rmcg md_zoo5 md_zoo4 md_zoo3b md_zoo3 md_zoo2 md_zoo1
+md_rmcg md_zoo7b md_zoo7 md_zoo6 md_zoo5 md_zoo4 md_zoo3b md_zoo3 md_zoo2 md_zoo1
 md_check "rmmod" md_unload
 md_finish

@@ -24,14 +24,26 @@
  *   migrate_keep FILE | off       class 5: while armed, a migration of one
  *                                 of FILE's dirty folios to another node
  *                                 moves PG_dirty but leaves the count behind
+ *   site_size FILE                class 6, inside the accounting: the next
+ *                                 increment the kernel makes for a folio of
+ *                                 FILE becoming dirty is twice the folio
+ *   site_memcg FILE OTHER OTHER_INDEX
+ *                                 class 7, inside the accounting: the next
+ *                                 such increment lands on the memcg of
+ *                                 OTHER's folio
+ *   site_off                      disarm class 6 or 7 if it has not fired
  *   undo                          put back every count the zoo changed
  * Reading it shows whether class 5 is armed and how many pages' counts it
  * left behind, then lists the counts changed: class, cgroup id, node, pages.
  *
- * Each class changes the counter from a function of its own name
- * (md_zoo_*), which a localization should name.  Counter changes are made
- * through lruvec_stat_mod_folio() only: an exported function, called
- * directly.
+ * Classes 1 to 5 change the counter from a function of their own name
+ * (md_zoo_*), which a localization should name.  Their counter changes are
+ * made through lruvec_stat_mod_folio() only: an exported function, called
+ * directly.  Classes 6 and 7 change no counter themselves: a kprobe on the
+ * kernel's stat function alters the arguments of the kernel's own call
+ * from its dirty accounting, so the wrong change is made there, by the
+ * kernel's code, as the 4.3 migration bug was; a localization by call site
+ * alone sees nothing wrong.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -70,16 +82,17 @@ static DEFINE_MUTEX(md_zoo_mutex);	/* commands, and class 5's arming */
 static struct dentry *md_zoo_dir;
 
 /*
- * Change @memcg's count on @nid by @pages and remember it, or change
- * nothing if it cannot be remembered (a change the zoo could not undo
- * would outlive the test).  Any context.
+ * Remember a change of @memcg's count on @nid by @pages, and make it if
+ * @apply (else the kernel is about to).  A change that cannot be
+ * remembered is refused: one the zoo could not undo would outlive the
+ * test.  Any context.
  */
-static bool md_zoo_apply(const char *class, struct mem_cgroup *memcg, int nid,
-			 long pages)
+static bool md_zoo_record(const char *class, struct mem_cgroup *memcg, int nid,
+			  long pages, bool apply)
 {
 	struct md_zoo_change *c;
 	unsigned long flags;
-	bool applied = false;
+	bool recorded = false;
 
 	raw_spin_lock_irqsave(&md_zoo_lock, flags);
 	if (md_zoo_nr_changes < MD_ZOO_MAX_CHANGES && css_tryget(&memcg->css)) {
@@ -88,13 +101,20 @@ static bool md_zoo_apply(const char *class, struct mem_cgroup *memcg, int nid,
 		c->memcg = memcg;
 		c->nid = nid;
 		c->pages = pages;
-		md_zoo_stat_mod(memcg, nid, pages);
-		applied = true;
+		if (apply)
+			md_zoo_stat_mod(memcg, nid, pages);
+		recorded = true;
 	} else {
 		md_zoo_refused++;
 	}
 	raw_spin_unlock_irqrestore(&md_zoo_lock, flags);
-	return applied;
+	return recorded;
+}
+
+static bool md_zoo_apply(const char *class, struct mem_cgroup *memcg, int nid,
+			 long pages)
+{
+	return md_zoo_record(class, memcg, nid, pages, true);
 }
 
 static void md_zoo_undo(void)
@@ -269,6 +289,129 @@ static int md_zoo_mig_arm(struct path *path)
 	return err;
 }
 
+/* --- classes 6 and 7: a kprobe on the kernel's stat function ---------------- */
+
+/*
+ * Armed for one folio of a file becoming dirty: the kernel's own increment
+ * of NR_FILE_DIRTY for it, made by its dirty accounting through the stat
+ * function below, gets other arguments (x86-64: the folio in rdi, the
+ * change in rdx; a kprobe at a function's entry may rewrite them).  The
+ * zoo records what the kernel is about to get wrong, to undo it later.
+ */
+static struct address_space *md_zoo_site_mapping;	/* armed for, or NULL */
+static struct path md_zoo_site_path;			/* its reference */
+static struct folio *md_zoo_site_other;	/* class 7: referenced, or NULL */
+static atomic_t md_zoo_site_armed;	/* cleared by the one hit */
+static atomic_long_t md_zoo_site_fired;
+
+/* Class 6: the increment twice the folio's size. */
+static noinline void md_zoo_site_size(struct folio *folio, struct pt_regs *regs)
+{
+	long pages = (int)regs->dx;
+	struct mem_cgroup *memcg = folio_memcg(folio);
+
+	if (memcg && md_zoo_record("site_size", memcg, folio_nid(folio), pages, false))
+		regs->dx = 2 * pages;
+}
+
+/* Class 7: the increment handed another memcg's folio. */
+static noinline void md_zoo_site_memcg(struct folio *folio, struct pt_regs *regs)
+{
+	struct folio *other = md_zoo_site_other;
+	struct mem_cgroup *memcg = folio_memcg(folio);
+	struct mem_cgroup *other_memcg = folio_memcg(other);
+	long pages = (int)regs->dx;
+
+	if (!memcg || !other_memcg || memcg == other_memcg)
+		return;
+	if (!md_zoo_record("site_memcg", memcg, folio_nid(folio), -pages, false))
+		return;
+	if (!md_zoo_record("site_memcg", other_memcg, folio_nid(other), pages, false)) {
+		md_zoo_record("site_memcg", memcg, folio_nid(folio), pages, false);
+		return;
+	}
+	regs->di = (unsigned long)other;
+}
+
+static int md_zoo_site_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	/* a folio, or 6.1's head page: one address (folio_page(folio, 0)) */
+	struct folio *folio = page_folio((struct page *)regs_get_kernel_argument(regs, 0));
+	struct address_space *mapping = READ_ONCE(md_zoo_site_mapping);
+
+	if (regs_get_kernel_argument(regs, 1) != NR_FILE_DIRTY ||
+	    (int)regs_get_kernel_argument(regs, 2) <= 0 || !mapping ||
+	    READ_ONCE(folio->mapping) != mapping || !atomic_xchg(&md_zoo_site_armed, 0))
+		return 0;
+	/* the caller holds the memcg stable: folio locked or i_pages locked */
+	rcu_read_lock();
+	if (md_zoo_site_other)
+		md_zoo_site_memcg(folio, regs);
+	else
+		md_zoo_site_size(folio, regs);
+	rcu_read_unlock();
+	atomic_long_inc(&md_zoo_site_fired);
+	return 0;
+}
+
+/* the exported stat function of 6.2 to 6.18, of 6.19 on, of 6.1 */
+static const char * const md_zoo_site_symbols[] = {
+	"__lruvec_stat_mod_folio", "lruvec_stat_mod_folio", "__mod_lruvec_page_state",
+};
+
+static struct kprobe md_zoo_site_probe = {
+	.pre_handler	= md_zoo_site_pre,
+};
+
+static bool md_zoo_site_registered;
+
+static void md_zoo_site_disarm(void)
+{
+	lockdep_assert_held(&md_zoo_mutex);
+	atomic_set(&md_zoo_site_armed, 0);
+	if (md_zoo_site_registered) {
+		unregister_kprobe(&md_zoo_site_probe);	/* waits for handlers */
+		md_zoo_site_registered = false;
+	}
+	if (md_zoo_site_mapping) {
+		WRITE_ONCE(md_zoo_site_mapping, NULL);
+		path_put(&md_zoo_site_path);
+	}
+	if (md_zoo_site_other) {
+		folio_put(md_zoo_site_other);
+		md_zoo_site_other = NULL;
+	}
+}
+
+/* Arm for FILE at @path; class 7 with @other (a reference it takes over). */
+static int md_zoo_site_arm(struct path *path, struct folio *other)
+{
+	int err = -ENOENT;
+	size_t i;
+
+	lockdep_assert_held(&md_zoo_mutex);
+	md_zoo_site_disarm();
+	md_zoo_site_path = *path;
+	path_get(&md_zoo_site_path);
+	md_zoo_site_other = other;
+	WRITE_ONCE(md_zoo_site_mapping, d_inode(path->dentry)->i_mapping);
+	for (i = 0; i < ARRAY_SIZE(md_zoo_site_symbols); i++) {
+		memset(&md_zoo_site_probe, 0, sizeof(md_zoo_site_probe));
+		md_zoo_site_probe.pre_handler = md_zoo_site_pre;
+		md_zoo_site_probe.symbol_name = md_zoo_site_symbols[i];
+		err = register_kprobe(&md_zoo_site_probe);
+		if (!err) {
+			md_zoo_site_registered = true;
+			atomic_set(&md_zoo_site_armed, 1);
+			return 0;
+		}
+	}
+	pr_warn("site: cannot probe %s, %s nor %s: %d\n", md_zoo_site_symbols[0],
+		md_zoo_site_symbols[1], md_zoo_site_symbols[2], err);
+	md_zoo_site_disarm();
+	return err;
+}
+
 /* --- commands ---------------------------------------------------------------- */
 
 /* A cached folio of FILE (a file on a filesystem that accounts dirty pages). */
@@ -398,8 +541,44 @@ static int md_zoo_cmd_migrate_keep(char **argv)
 	return err;
 }
 
+/* site_size FILE, or site_memcg FILE OTHER OTHER_INDEX */
+static int md_zoo_cmd_site(char **argv)
+{
+	struct md_zoo_target other;
+	struct folio *other_folio = NULL;
+	struct path path;
+	int err;
+
+	err = kern_path(argv[1], LOOKUP_FOLLOW, &path);
+	if (err)
+		return err;
+	err = -EINVAL;
+	if (!S_ISREG(d_inode(path.dentry)->i_mode) ||
+	    !mapping_can_writeback(d_inode(path.dentry)->i_mapping))
+		goto out;
+	if (!strcmp(argv[0], "site_memcg")) {
+		err = md_zoo_target_get(&other, argv[2], argv[3], true);
+		if (err)
+			goto out;
+		other_folio = other.folio;
+		folio_get(other_folio);		/* kept while armed */
+		md_zoo_target_put(&other);
+	}
+	err = md_zoo_site_arm(&path, other_folio);
+out:
+	path_put(&path);
+	return err;
+}
+
+static int md_zoo_cmd_site_off(char **argv)
+{
+	md_zoo_site_disarm();
+	return 0;
+}
+
 static int md_zoo_cmd_undo(char **argv)
 {
+	md_zoo_site_disarm();
 	md_zoo_undo();
 	return 0;
 }
@@ -415,6 +594,9 @@ static const struct md_zoo_cmd {
 	{ "wrong_memcg",	4, md_zoo_cmd_wrong_memcg },
 	{ "phantom",		2, md_zoo_cmd_folio },
 	{ "migrate_keep",	1, md_zoo_cmd_migrate_keep },
+	{ "site_size",		1, md_zoo_cmd_site },
+	{ "site_memcg",		3, md_zoo_cmd_site },
+	{ "site_off",		0, md_zoo_cmd_site_off },
 	{ "undo",		0, md_zoo_cmd_undo },
 };
 
@@ -463,6 +645,10 @@ static int md_zoo_trigger_show(struct seq_file *m, void *v)
 	mutex_lock(&md_zoo_mutex);
 	seq_printf(m, "migrate_keep %s kept_pages %ld\n", md_zoo_mig_mapping ? "armed" : "off",
 		   atomic_long_read(&md_zoo_mig_kept));
+	seq_printf(m, "site %s fired %ld\n",
+		   !atomic_read(&md_zoo_site_armed) ? "off" :
+		   md_zoo_site_other ? "memcg" : "size",
+		   atomic_long_read(&md_zoo_site_fired));
 	seq_puts(m, "class cgroup_id node pages\n");
 	raw_spin_lock_irq(&md_zoo_lock);
 	nr = md_zoo_nr_changes;
@@ -509,6 +695,7 @@ static void __exit md_zoo_exit(void)
 	debugfs_remove(md_zoo_dir);
 	mutex_lock(&md_zoo_mutex);
 	md_zoo_mig_disarm();
+	md_zoo_site_disarm();
 	mutex_unlock(&md_zoo_mutex);
 	md_zoo_undo();
 }
