@@ -10,6 +10,9 @@
  * audit_warn=1 one WARN, which harnesses flag like any kernel warning.
  * A memcg still apart by the same number of pages is not escalated again
  * (a scan would tell nothing new) unless audit_warn was turned on since.
+ * With audit_watch (the default), the first memcg of a pass found bad is
+ * then watched (watch.c) unless a watch is armed already: a bug that
+ * strikes again is then named at its call site with nobody reading.
  *
  * Process context only (a work item); md_mutex held over a pass.
  */
@@ -28,6 +31,7 @@
 #include "compat.h"
 #include "ledger.h"
 #include "probes.h"
+#include "watch.h"
 
 #define MD_AUDIT_MIN_MS		100
 /* audits in a row that find kernel and ledger apart before a scan */
@@ -37,6 +41,9 @@ static unsigned int audit_ms;
 static bool audit_warn;
 module_param(audit_warn, bool, 0600);
 MODULE_PARM_DESC(audit_warn, "a bad verdict of the audit also raises one WARN per memcg and verdict");
+static bool audit_watch = true;
+module_param(audit_watch, bool, 0600);
+MODULE_PARM_DESC(audit_watch, "a bad verdict of the audit arms the watch on its memcg, if nothing is watched (default: on)");
 
 static void md_audit_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(md_audit_work, md_audit_fn);
@@ -100,6 +107,11 @@ bool md_audit_warns(void)
 	return READ_ONCE(audit_warn);
 }
 
+bool md_audit_arms_watch(void)
+{
+	return READ_ONCE(audit_watch);
+}
+
 void md_audit_read_stats(struct md_audit_stats *st)
 {
 	spin_lock(&md_audit_stats_lock);
@@ -150,8 +162,11 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 	}
 }
 
-/* One memcg's audit: the cheap comparison, escalated on its second strike. */
-static void md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
+/*
+ * One memcg's audit: the cheap comparison, escalated on its second strike.
+ * True if that found a bad verdict.
+ */
+static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 			   char *buf, struct md_audit_stats *pass)
 {
 	struct md_quick_check q;
@@ -160,36 +175,63 @@ static void md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 
 	md_check_quick(e, memcg, &q);
 	if (q.result == MD_QUICK_NONE)
-		return;
+		return false;
 	pass->last_memcgs++;
 	if (q.result == MD_QUICK_AGREE) {
 		e->audit_strikes = 0;
 		e->audit_gap = 0;
-		return;
+		return false;
 	}
 	pass->differed++;
 	gap = q.kernel - q.ledger;
 	if (++e->audit_strikes < MD_AUDIT_STRIKES)
-		return;
+		return false;
 	e->audit_strikes = MD_AUDIT_STRIKES;
 	if (e->audit_printed && gap == e->audit_gap &&
 	    (!md_audit_warns() || e->audit_warned))
-		return;		/* said already, and nothing moved */
+		return false;	/* said already, and nothing moved */
 	e->audit_gap = gap;
 	pass->escalations++;
 	md_check_memcg(e, memcg, &c, true, false);
 	if (c.verdict != MD_MISMATCH && c.verdict != MD_UNDERFLOW) {
 		e->audit_strikes = 0;	/* apart only in passing */
-		return;
+		return false;
 	}
 	pass->bad_verdicts++;
 	md_audit_report(e, memcg, &c, buf, pass);
+	return true;
+}
+
+/*
+ * Watch @memcg, found bad, unless audit_watch is off or a watch is armed
+ * (an operator's, or one the audit armed before).  Arming sleeps: called
+ * with md_mutex released.
+ */
+static void md_audit_watch(struct mem_cgroup *memcg, char *buf,
+			   struct md_audit_stats *pass)
+{
+	const char *path;
+	int ret;
+
+	if (!READ_ONCE(audit_watch))
+		return;
+	path = md_audit_path(memcg, buf);
+	if (path != buf)
+		return;
+	ret = md_watch_start(path, false);
+	if (!ret) {
+		pass->watches++;
+		pr_warn("watch %s (id %llu) armed by the audit: a change of its counter outside the dirty accounting, or mismatched there, is said next (\"watch off\" in control stops it)\n",
+			path, cgroup_id(memcg->css.cgroup));
+	} else if (ret != -EBUSY && ret != -ENOENT) {
+		pr_warn_ratelimited("watch %s: the audit cannot arm it: %d\n", path, ret);
+	}
 }
 
 /* One audit of every memcg. */
 static void md_audit_pass(struct md_audit_stats *pass)
 {
-	struct mem_cgroup *pos = NULL;
+	struct mem_cgroup *pos = NULL, *bad = NULL;
 	struct md_entry *e;
 	char *buf;
 
@@ -202,10 +244,14 @@ static void md_audit_pass(struct md_audit_stats *pass)
 	pass->last_wait_ns = ktime_get_ns() - pass->last_wait_ns;
 	while ((pos = md_memcg_walk(pos))) {
 		e = md_entry_get(pos, GFP_ATOMIC);	/* from the pool only */
-		if (e)
-			md_audit_memcg(e, pos, buf, pass);
+		if (e && md_audit_memcg(e, pos, buf, pass) && !bad && css_tryget(&pos->css))
+			bad = pos;
 	}
 	mutex_unlock(&md_mutex);
+	if (bad) {
+		md_audit_watch(bad, buf, pass);
+		css_put(&bad->css);
+	}
 	kfree(buf);
 }
 
@@ -241,6 +287,7 @@ static void md_audit_fn(struct work_struct *work)
 		md_audit_totals.printed_audit = pass.printed_audit;
 	md_audit_totals.suppressed += pass.suppressed;
 	md_audit_totals.warned += pass.warned;
+	md_audit_totals.watches += pass.watches;
 	md_audit_totals.untrusted_printed |= pass.untrusted_printed;
 	spin_unlock(&md_audit_stats_lock);
 

@@ -21,6 +21,7 @@ struct md_audit_stats {
 	unsigned long printed_audit;	/* the pass (1 = first) of the last line */
 	unsigned long suppressed;	/* lines held back by the ratelimit */
 	unsigned long warned;		/* WARNs raised (audit_warn) */
+	unsigned long watches;		/* watches armed (audit_watch) */
 	bool untrusted_printed;
 };
 
@@ -28,6 +29,7 @@ void md_audit_start(void);
 void md_audit_stop(void);
 unsigned int md_audit_period_ms(void);
 bool md_audit_warns(void);
+bool md_audit_arms_watch(void);
 void md_audit_read_stats(struct md_audit_stats *st);
 
 #endif /* MEMCG_DIRTY_AUDIT_H */

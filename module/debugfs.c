@@ -298,7 +298,7 @@ static ssize_t md_control_write(struct file *file, const char __user *ubuf,
 	} else if (!strcmp(cmd, "watch off")) {
 		md_watch_stop();
 	} else if (str_has_prefix(cmd, "watch /")) {
-		ret = md_watch_start(cmd + strlen("watch "));
+		ret = md_watch_start(cmd + strlen("watch "), true);
 		if (ret)
 			return ret;
 	} else {
@@ -385,6 +385,7 @@ static int md_audit_file_show(struct seq_file *m, void *v)
 	seq_printf(m, "printed %lu\nprinted_audit %lu\nsuppressed %lu\nwarned %lu\n",
 		   st.printed, st.printed_audit, st.suppressed, st.warned);
 	seq_printf(m, "untrusted_printed %d\n", st.untrusted_printed);
+	seq_printf(m, "audit_watch %d\nwatches %lu\n", md_audit_arms_watch(), st.watches);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_audit_file);

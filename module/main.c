@@ -82,8 +82,8 @@ out_shadow:
 
 static void __exit md_exit(void)
 {
+	md_audit_stop();	/* before the watch: a pass may arm it */
 	md_watch_stop();
-	md_audit_stop();
 	md_probes_unregister_events();
 	md_ledger_stop();
 	md_resync_stop();

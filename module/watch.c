@@ -378,11 +378,12 @@ static int md_watch_arm_cpu(struct md_watch_cpu *wc, int cpu)
 }
 
 /*
- * Watch the memcg at @path (replacing any watch): 0, -ENOENT (no such live
- * cgroup), -ENOMEM, or perf's error for a watchpoint it cannot give (such
- * as -ENOSPC when the debug registers are taken), with nothing armed.
+ * Watch the memcg at @path, replacing any watch if @replace: 0, -ENOENT (no
+ * such live cgroup), -EBUSY (another watch armed and kept), -ENOMEM, or
+ * perf's error for a watchpoint it cannot give (such as -ENOSPC when the
+ * debug registers are taken), with nothing armed.
  */
-int md_watch_start(const char *path)
+int md_watch_start(const char *path, bool replace)
 {
 	struct md_watch_cpu __percpu *pcpu;
 	struct mem_cgroup *memcg;
@@ -392,12 +393,13 @@ int md_watch_start(const char *path)
 	memcg = md_memcg_by_path(path);
 	if (!memcg)
 		return -ENOENT;
-	md_watch_stop();
+	if (replace)
+		md_watch_stop();
 	pcpu = alloc_percpu(struct md_watch_cpu);
 	name = kstrdup(path, GFP_KERNEL);
 	mutex_lock(&md_watch_mutex);
 	if (!pcpu || !name || md_watch_pcpu) {
-		/* busy: another "watch" armed since md_watch_stop() above */
+		/* busy: another watch armed, kept or since md_watch_stop() above */
 		ret = md_watch_pcpu ? -EBUSY : -ENOMEM;
 		mutex_unlock(&md_watch_mutex);
 		kfree(name);

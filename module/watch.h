@@ -6,9 +6,11 @@
 #ifndef MEMCG_DIRTY_WATCH_H
 #define MEMCG_DIRTY_WATCH_H
 
+#include <linux/types.h>
+
 struct seq_file;
 
-int md_watch_start(const char *path);
+int md_watch_start(const char *path, bool replace);
 void md_watch_stop(void);
 void md_watch_show(struct seq_file *m);
 

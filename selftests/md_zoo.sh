@@ -20,9 +20,12 @@
 # was cleaned without ever being counted dirty: its inode and index.
 # Classes 6 and 7 change the counter from the kernel's dirty accounting
 # itself: the watch holds each change against the state change the probes
-# saw begin there and names the disagreement, size or memcg.  With the
-# zoo's files written and no trigger pulled, nothing is said.  Each bug is
-# put right before the next (the zoo's undo), and the check says ok again.
+# saw begin there and names the disagreement, size or memcg.  With
+# audit_watch (the default) the audit arms the watch on a memcg it finds
+# bad, when nothing is watched: a bug that strikes again there is named
+# with nobody writing control.  With the zoo's files written and no
+# trigger pulled, nothing is said.  Each bug is put right before the next
+# (the zoo's undo), and the check says ok again.
 . ./lib.sh
 md_require_writers
 md_require_ko
@@ -127,7 +130,7 @@ md_hold_writeback
 # whose background pass cleans it when that context's share of the limit
 # is small (a new cgroup's); the zoo needs its pages to stay as they are
 echo 360000 > /proc/sys/vm/dirty_writeback_centisecs
-cgs="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5 md_zoo6 md_zoo7 md_zoo7b"
+cgs="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5 md_zoo6 md_zoo7 md_zoo7b md_zoo8"
 md_mkcg $cgs
 for c in $cgs; do
 	md_wait_dir $c
@@ -138,6 +141,7 @@ done
 md_in_cg md_zoo1 taskset -c 0 dd if=/dev/zero of="$W/z1" bs=4096 count=1 2> /dev/null
 md_in_cg md_zoo1 taskset -c 0 dd if=/dev/zero of="$W/z1" bs=4096 count=1 seek=1 conv=notrunc 2> /dev/null
 md_in_cg md_zoo4 mdfile write "$W/z4" 1
+md_in_cg md_zoo8 mdfile write "$W/z8" 1
 sync
 md_in_cg md_zoo2 mdfile write "$W/z2" 1
 md_in_cg md_zoo3 mdfile write "$W/z3" 1
@@ -149,7 +153,7 @@ md_in_cg md_zoo7b mdfile write "$W/z7b" 1
 # no trigger, no verdict
 md_check "audits run" md_audits_pass 4
 md_eq "no trigger pulled: no line" 0 "$(dmesg | grep -c 'memcg_dirty: [a-z]* /md_zoo' || true)"
-for c in md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo7b; do
+for c in md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo7b md_zoo8; do
 	md_eq "no trigger pulled: $c checks ok" ok "$(md_chk $c verdict)"
 done
 echo scan > "$MD/control"
@@ -318,6 +322,25 @@ echo "watch off" > "$MD/control"
 md_eq "watch off: the watch file says so" "watching nothing (control: watch CGROUP)" "$(cat "$MD/watch")"
 md_check "watch of a cgroup that does not exist is refused" sh -c "! echo 'watch /md_zoo_none' 2> /dev/null > $MD/control"
 
+# --- the audit arms the watch by itself, on the memcg it finds bad
+md_eq "audit_watch is on by default" 1 "$(md_audit audit_watch)"
+md_eq "the audit armed no watch while one was armed" 0 "$(md_audit watches)"
+id8=$(stat -c %i "$CG/md_zoo8")
+a0=$(md_audit audits)
+zoo phantom "$W/z8" 0
+md_caught 8 mismatch md_zoo8 "$a0"
+md_check "class 8: the audit armed the watch on /md_zoo8" \
+	md_poll 50 grep -q "^watching /md_zoo8 (id $id8) " "$MD/watch"
+md_check "class 8: and said so on the console" sh -c \
+	"dmesg | grep -q 'memcg_dirty: watch /md_zoo8 (id $id8) armed by the audit'"
+md_eq "class 8: one watch armed by the audit" 1 "$(md_audit watches)"
+# the bug strikes again, with nobody reading
+zoo phantom "$W/z8" 0
+md_watched 8 md_zoo8 md_zoo_phantom_dirty
+zoo undo
+md_check "class 8 put right: check says ok" md_settled md_zoo8
+echo "watch off" > "$MD/control"
+zoos="$zoos md_zoo8"
 md_audits_pass 3
 echo "memcg_dirty selftest: expected audit warnings end" > /dev/kmsg
 n=0
@@ -338,6 +361,6 @@ sync
 md_check "rmmod md_zoo" rmmod md_zoo
 md_check "outside the expected warnings, dmesg is clean" md_dmesg_clean
 md_release_writeback
-md_rmcg md_zoo7b md_zoo7 md_zoo6 md_zoo5 md_zoo4 md_zoo3b md_zoo3 md_zoo2 md_zoo1
+md_rmcg md_zoo8 md_zoo7b md_zoo7 md_zoo6 md_zoo5 md_zoo4 md_zoo3b md_zoo3 md_zoo2 md_zoo1
 md_check "rmmod" md_unload
 md_finish
