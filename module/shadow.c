@@ -185,12 +185,22 @@ bool md_shadow_test(struct folio *folio)
  */
 #define MD_SHADOW_LISTED	16
 
-static struct md_shadow_suspect md_uncounted[MD_SHADOW_LISTED];
-static unsigned int md_nr_uncounted;
-static unsigned long md_uncounted_total;
-static struct md_shadow_suspect md_uncleaned[MD_SHADOW_LISTED];
-static unsigned int md_nr_uncleaned;
-static unsigned long md_uncleaned_total;
+struct md_shadow_list {
+	const char *name, *what;	/* for debugfs */
+	unsigned int nr;		/* listed */
+	unsigned long total;		/* found */
+	struct md_shadow_suspect folios[MD_SHADOW_LISTED];
+};
+
+static struct md_shadow_list md_uncounted = {
+	.name = "uncounted",
+	.what = "dirty folios of synced memcgs the ledger never counted",
+};
+
+static struct md_shadow_list md_uncleaned = {
+	.name = "uncleaned",
+	.what = "clean folios of synced memcgs the ledger counts dirty",
+};
 
 static void md_shadow_describe(struct md_shadow_suspect *s, struct folio *folio,
 			       struct address_space *mapping, u64 cgid, const char *probe)
@@ -210,37 +220,35 @@ void md_shadow_scan_begin(void)
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&md_shadow_lock, flags);
-	md_nr_uncounted = 0;
-	md_uncounted_total = 0;
-	md_nr_uncleaned = 0;
-	md_uncleaned_total = 0;
+	md_uncounted.nr = 0;
+	md_uncounted.total = 0;
+	md_uncleaned.nr = 0;
+	md_uncleaned.total = 0;
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+}
+
+static void md_shadow_list_add(struct md_shadow_list *list, struct folio *folio, u64 cgid)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	list->total++;
+	if (list->nr < MD_SHADOW_LISTED)
+		md_shadow_describe(&list->folios[list->nr++], folio, folio_mapping(folio),
+				   cgid, "scan");
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
 }
 
 /* The scan found @folio (locked) dirty in a synced memcg, with its bit clear. */
 void md_shadow_scan_uncounted(struct folio *folio, u64 cgid)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&md_shadow_lock, flags);
-	md_uncounted_total++;
-	if (md_nr_uncounted < MD_SHADOW_LISTED)
-		md_shadow_describe(&md_uncounted[md_nr_uncounted++], folio,
-				   folio_mapping(folio), cgid, "scan");
-	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	md_shadow_list_add(&md_uncounted, folio, cgid);
 }
 
 /* The scan found @folio (locked) clean in a synced memcg, with its bit set. */
 void md_shadow_scan_uncleaned(struct folio *folio, u64 cgid)
 {
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&md_shadow_lock, flags);
-	md_uncleaned_total++;
-	if (md_nr_uncleaned < MD_SHADOW_LISTED)
-		md_shadow_describe(&md_uncleaned[md_nr_uncleaned++], folio,
-				   folio_mapping(folio), cgid, "scan");
-	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	md_shadow_list_add(&md_uncleaned, folio, cgid);
 }
 
 /*
@@ -255,59 +263,49 @@ void md_shadow_scan_settle(void)
 	if (!md_shadow)
 		return;
 	raw_spin_lock_irqsave(&md_shadow_lock, flags);
-	for (i = 0; i < md_nr_uncounted; i++) {
-		if (test_bit(md_uncounted[i].pfn, md_shadow)) {
-			md_uncounted_total--;
+	for (i = 0; i < md_uncounted.nr; i++) {
+		if (test_bit(md_uncounted.folios[i].pfn, md_shadow)) {
+			md_uncounted.total--;
 			continue;
 		}
-		md_uncounted[kept++] = md_uncounted[i];
+		md_uncounted.folios[kept++] = md_uncounted.folios[i];
 	}
-	md_nr_uncounted = kept;
+	md_uncounted.nr = kept;
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
 }
 
-static void md_shadow_list_show(struct seq_file *m, const struct md_shadow_suspect *list,
-				unsigned int n)
+/* One list, copied under the lock into @copy (too large for the stack). */
+static void md_shadow_list_show(struct seq_file *m, const struct md_shadow_list *list,
+				struct md_shadow_list *copy)
 {
+	const struct md_shadow_suspect *f = copy->folios;
+	unsigned long flags;
 	unsigned int i;
 
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	*copy = *list;
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	seq_printf(m, "%s %lu (%s, last scan)\n", copy->name, copy->total, copy->what);
 	seq_puts(m, "id node pfn dev ino index\n");
-	for (i = 0; i < n; i++)
-		seq_printf(m, "%llu %d %lu %u:%u %lu %lu\n", list[i].cgid, list[i].nid,
-			   list[i].pfn, MAJOR(list[i].dev), MINOR(list[i].dev), list[i].ino,
-			   (unsigned long)list[i].index);
+	for (i = 0; i < copy->nr; i++)
+		seq_printf(m, "%llu %d %lu %u:%u %lu %lu\n", f[i].cgid, f[i].nid, f[i].pfn,
+			   MAJOR(f[i].dev), MINOR(f[i].dev), f[i].ino, (unsigned long)f[i].index);
 }
 
 int md_shadow_folios_show(struct seq_file *m)
 {
-	unsigned long flags, nr_uncounted_total, nr_uncleaned_total;
-	struct md_shadow_suspect *uncounted, *uncleaned;
-	unsigned int nr_uncounted, nr_uncleaned;
+	struct md_shadow_list *copy;
 
 	if (!md_shadow) {
 		seq_puts(m, "no shadow (load with track=1)\n");
 		return 0;
 	}
-	/* a copy, printed unlocked: too large for the stack */
-	uncounted = kmalloc_array(2 * MD_SHADOW_LISTED, sizeof(*uncounted), GFP_KERNEL);
-	if (!uncounted)
+	copy = kmalloc(sizeof(*copy), GFP_KERNEL);
+	if (!copy)
 		return -ENOMEM;
-	uncleaned = uncounted + MD_SHADOW_LISTED;
-	raw_spin_lock_irqsave(&md_shadow_lock, flags);
-	nr_uncounted = md_nr_uncounted;
-	nr_uncounted_total = md_uncounted_total;
-	memcpy(uncounted, md_uncounted, nr_uncounted * sizeof(*uncounted));
-	nr_uncleaned = md_nr_uncleaned;
-	nr_uncleaned_total = md_uncleaned_total;
-	memcpy(uncleaned, md_uncleaned, nr_uncleaned * sizeof(*uncleaned));
-	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
-	seq_printf(m, "uncounted %lu (dirty folios of synced memcgs the ledger never counted, last scan)\n",
-		   nr_uncounted_total);
-	md_shadow_list_show(m, uncounted, nr_uncounted);
-	seq_printf(m, "uncleaned %lu (clean folios of synced memcgs the ledger counts dirty, last scan)\n",
-		   nr_uncleaned_total);
-	md_shadow_list_show(m, uncleaned, nr_uncleaned);
-	kfree(uncounted);
+	md_shadow_list_show(m, &md_uncounted, copy);
+	md_shadow_list_show(m, &md_uncleaned, copy);
+	kfree(copy);
 	return 0;
 }
 
