@@ -203,10 +203,32 @@ static noinline void md_zoo_migrate_keep_count(struct folio *src, struct folio *
 	rcu_read_unlock();
 }
 
+/* --- the file a probe class is armed for -------------------------------------- */
+
+struct md_zoo_armed {
+	struct address_space *mapping;	/* read by the handlers; NULL: not armed */
+	struct path path;		/* its reference */
+};
+
+static void md_zoo_armed_set(struct md_zoo_armed *a, const struct path *path)
+{
+	a->path = *path;
+	path_get(&a->path);
+	WRITE_ONCE(a->mapping, d_inode(path->dentry)->i_mapping);
+}
+
+/* Once the class's probe is gone: no handler reads the mapping any more. */
+static void md_zoo_armed_clear(struct md_zoo_armed *a)
+{
+	if (a->mapping) {
+		WRITE_ONCE(a->mapping, NULL);
+		path_put(&a->path);
+	}
+}
+
 /* --- class 5's kretprobe ------------------------------------------------------ */
 
-static struct address_space *md_zoo_mig_mapping;	/* armed for, or NULL */
-static struct path md_zoo_mig_path;			/* its reference */
+static struct md_zoo_armed md_zoo_mig_file;
 static atomic_long_t md_zoo_mig_kept;	/* pages whose count stayed behind */
 
 struct md_zoo_mig_data {
@@ -217,7 +239,7 @@ static int md_zoo_mig_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_zoo_mig_data *d = (void *)ri->data;
 
-	if ((void *)regs_get_kernel_argument(regs, 0) != READ_ONCE(md_zoo_mig_mapping))
+	if ((void *)regs_get_kernel_argument(regs, 0) != READ_ONCE(md_zoo_mig_file.mapping))
 		return 1;	/* not the file: no return handler */
 	d->dst = (void *)regs_get_kernel_argument(regs, 1);
 	d->src = (void *)regs_get_kernel_argument(regs, 2);
@@ -258,10 +280,7 @@ static void md_zoo_mig_disarm(void)
 		unregister_kretprobe(&md_zoo_mig_probe);	/* waits for handlers */
 		md_zoo_mig_registered = false;
 	}
-	if (md_zoo_mig_mapping) {
-		WRITE_ONCE(md_zoo_mig_mapping, NULL);
-		path_put(&md_zoo_mig_path);
-	}
+	md_zoo_armed_clear(&md_zoo_mig_file);
 }
 
 static int md_zoo_mig_arm(struct path *path)
@@ -271,9 +290,7 @@ static int md_zoo_mig_arm(struct path *path)
 
 	lockdep_assert_held(&md_zoo_mutex);
 	md_zoo_mig_disarm();
-	md_zoo_mig_path = *path;
-	path_get(&md_zoo_mig_path);
-	WRITE_ONCE(md_zoo_mig_mapping, d_inode(path->dentry)->i_mapping);
+	md_zoo_armed_set(&md_zoo_mig_file, path);
 	for (i = 0; i < ARRAY_SIZE(md_zoo_mig_symbols); i++) {
 		memset(&md_zoo_mig_probe.kp, 0, sizeof(md_zoo_mig_probe.kp));
 		md_zoo_mig_probe.kp.symbol_name = md_zoo_mig_symbols[i];
@@ -298,8 +315,7 @@ static int md_zoo_mig_arm(struct path *path)
  * change in rdx; a kprobe at a function's entry may rewrite them).  The
  * zoo records what the kernel is about to get wrong, to undo it later.
  */
-static struct address_space *md_zoo_site_mapping;	/* armed for, or NULL */
-static struct path md_zoo_site_path;			/* its reference */
+static struct md_zoo_armed md_zoo_site_file;
 static struct folio *md_zoo_site_other;	/* class 7: referenced, or NULL */
 static atomic_t md_zoo_site_armed;	/* cleared by the one hit */
 static atomic_long_t md_zoo_site_fired;
@@ -337,7 +353,7 @@ static int md_zoo_site_pre(struct kprobe *p, struct pt_regs *regs)
 {
 	/* a folio, or 6.1's head page: one address (folio_page(folio, 0)) */
 	struct folio *folio = page_folio((struct page *)regs_get_kernel_argument(regs, 0));
-	struct address_space *mapping = READ_ONCE(md_zoo_site_mapping);
+	struct address_space *mapping = READ_ONCE(md_zoo_site_file.mapping);
 
 	if (regs_get_kernel_argument(regs, 1) != NR_FILE_DIRTY ||
 	    (int)regs_get_kernel_argument(regs, 2) <= 0 || !mapping ||
@@ -373,10 +389,7 @@ static void md_zoo_site_disarm(void)
 		unregister_kprobe(&md_zoo_site_probe);	/* waits for handlers */
 		md_zoo_site_registered = false;
 	}
-	if (md_zoo_site_mapping) {
-		WRITE_ONCE(md_zoo_site_mapping, NULL);
-		path_put(&md_zoo_site_path);
-	}
+	md_zoo_armed_clear(&md_zoo_site_file);
 	if (md_zoo_site_other) {
 		folio_put(md_zoo_site_other);
 		md_zoo_site_other = NULL;
@@ -391,10 +404,8 @@ static int md_zoo_site_arm(struct path *path, struct folio *other)
 
 	lockdep_assert_held(&md_zoo_mutex);
 	md_zoo_site_disarm();
-	md_zoo_site_path = *path;
-	path_get(&md_zoo_site_path);
 	md_zoo_site_other = other;
-	WRITE_ONCE(md_zoo_site_mapping, d_inode(path->dentry)->i_mapping);
+	md_zoo_armed_set(&md_zoo_site_file, path);
 	for (i = 0; i < ARRAY_SIZE(md_zoo_site_symbols); i++) {
 		memset(&md_zoo_site_probe, 0, sizeof(md_zoo_site_probe));
 		md_zoo_site_probe.pre_handler = md_zoo_site_pre;
@@ -643,7 +654,7 @@ static int md_zoo_trigger_show(struct seq_file *m, void *v)
 	unsigned int i, nr;
 
 	mutex_lock(&md_zoo_mutex);
-	seq_printf(m, "migrate_keep %s kept_pages %ld\n", md_zoo_mig_mapping ? "armed" : "off",
+	seq_printf(m, "migrate_keep %s kept_pages %ld\n", md_zoo_mig_file.mapping ? "armed" : "off",
 		   atomic_long_read(&md_zoo_mig_kept));
 	seq_printf(m, "site %s fired %ld\n",
 		   !atomic_read(&md_zoo_site_armed) ? "off" :
