@@ -151,14 +151,12 @@ void md_probes_pair(bool on)
 	WRITE_ONCE(md_pairing, on);
 }
 
-static void md_note_change(enum md_point point, struct mem_cgroup *memcg,
-			   struct mem_cgroup *memcg2, long pages)
+static void md_note_write(enum md_point point, struct mem_cgroup *memcg,
+			  struct mem_cgroup *memcg2, long pages)
 {
 	struct md_change_note *n;
 	unsigned long flags;
 
-	if (likely(!READ_ONCE(md_pairing)))
-		return;
 	local_irq_save(flags);
 	n = this_cpu_ptr(&md_change_notes);
 	WRITE_ONCE(n->seq, n->seq + 1);
@@ -171,6 +169,24 @@ static void md_note_change(enum md_point point, struct mem_cgroup *memcg,
 	smp_wmb();		/* the fields before even */
 	WRITE_ONCE(n->seq, n->seq + 1);
 	local_irq_restore(flags);
+}
+
+/*
+ * The watch unarmed costs a probe one load and a branch: what a note needs
+ * is read from the folio (flags are volatile reads, which the compiler
+ * cannot sink into the branch) only once that is taken.
+ */
+static __always_inline void md_note_change(enum md_point point, struct mem_cgroup *memcg,
+					   struct mem_cgroup *memcg2, long pages)
+{
+	if (unlikely(READ_ONCE(md_pairing)))
+		md_note_write(point, memcg, memcg2, pages);
+}
+
+static __always_inline void md_note_folio(enum md_point point, struct folio *folio)
+{
+	if (unlikely(READ_ONCE(md_pairing)))
+		md_note_write(point, folio_memcg(folio), NULL, folio_nr_pages(folio));
 }
 
 /* @cpu's note, into @note, if it is @task's and was read whole. */
@@ -220,7 +236,7 @@ static void md_tp_dirtied(void *data, struct folio *folio,
 		return;
 	md_move_touch(folio);
 	memcg = folio_memcg(folio);
-	md_note_change(MD_P_DIRTIED, memcg, NULL, folio_nr_pages(folio));
+	md_note_folio(MD_P_DIRTIED, folio);
 	if (md_inject_drop(MD_P_DIRTIED, memcg))
 		return;
 	md_account(memcg, folio_nid(folio), folio_nr_pages(folio), MD_DIRTIED);
@@ -318,7 +334,7 @@ static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 
 	md_hit(MD_P_CANCELLED);
 	md_move_touch(folio);
-	md_note_change(MD_P_CANCELLED, folio_memcg(folio), NULL, folio_nr_pages(folio));
+	md_note_folio(MD_P_CANCELLED, folio);
 	if (md_inject_drop(MD_P_CANCELLED, folio_memcg(folio)))
 		return 0;
 	md_account(folio_memcg(folio), folio_nid(folio),
