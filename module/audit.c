@@ -213,7 +213,7 @@ static void md_audit_watch(struct mem_cgroup *memcg, char *buf,
 	const char *path;
 	int ret;
 
-	if (!READ_ONCE(audit_watch))
+	if (!md_audit_arms_watch())
 		return;
 	path = md_audit_path(memcg, buf);
 	if (path != buf)

@@ -197,7 +197,7 @@ static bool md_note_read(int cpu, struct task_struct *task, struct md_change_not
 
 	if (seq & 1 || READ_ONCE(n->task) != task)
 		return false;
-	smp_rmb();		/* the sequence before the fields: md_note_change() */
+	smp_rmb();		/* the sequence before the fields: md_note_write() */
 	*note = *n;
 	smp_rmb();		/* the fields before the sequence again */
 	return READ_ONCE(n->seq) == seq && note->task == task;

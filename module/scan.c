@@ -118,6 +118,14 @@ put:
 	return skip;
 }
 
+/* A long walk under rcu_read_lock() lets others run now and then. */
+static void md_scan_resched(void)
+{
+	rcu_read_unlock();
+	cond_resched();
+	rcu_read_lock();
+}
+
 /*
  * Scan one node's pfns.  Online-ness is looked up once per run of
  * MD_PFN_RUN pfns (it is the same for the whole run).  PG_dirty is a head
@@ -144,11 +152,8 @@ static void md_scan_node(int nid, struct md_scan_info *info)
 				continue;
 			pfn += md_scan_page(page, info);
 		}
-		if (!(pfn & 1023)) {
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
+		if (!(pfn & 1023))
+			md_scan_resched();
 	}
 }
 
@@ -202,11 +207,8 @@ static void md_scan_shadow(void)
 
 	while ((pfn = md_shadow_next(pfn)) != ULONG_MAX) {
 		pfn = md_scan_counted(pfn);
-		if (!(++looked & 1023)) {
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
+		if (!(++looked & 1023))
+			md_scan_resched();
 	}
 }
 
