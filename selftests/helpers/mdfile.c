@@ -8,6 +8,8 @@
  *   mdfile mmap    FILE PAGES        shared mapping, store to every page, msync
  *   mdfile mmapnosync FILE PAGES     shared mapping, store to every page, no msync
  *   mdfile fsync   FILE PAGES        buffered write, then fsync
+ *   mdfile dsync   FILE PAGES        O_DSYNC write: each page written back
+ *                                    as it is written (dirty count near 0)
  *   mdfile dontneed FILE             posix_fadvise(DONTNEED) over the file
  *   mdfile direct  FILE PAGES        O_DIRECT write over the first PAGES pages
  *   mdfile migrate FILE NODE         map the file, move_pages() it to NODE;
@@ -19,10 +21,17 @@
  *   mdfile readloop FILE SECS        keep FILE open, re-read it for SECS seconds;
  *                                    every read must be text or an error, never
  *                                    garbage; prints "reads N errors N"
+ *   mdfile fifohog CPU BUSY_US IDLE_US SECS
+ *                                    on CPU, as SCHED_FIFO: spin BUSY_US, sleep
+ *                                    IDLE_US, for SECS seconds; its wake-ups
+ *                                    preempt whatever runs there (a writer in
+ *                                    the middle of its accounting); prints
+ *                                    "rounds N"
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,10 +65,10 @@ static long parse_count(const char *s)
 	return v;
 }
 
-static void do_write(const char *file, long pages, int sync)
+static void do_write(const char *file, long pages, int sync, int flags)
 {
 	char *buf = malloc(page_size);
-	int fd = open(file, O_WRONLY | O_CREAT, 0644);
+	int fd = open(file, O_WRONLY | O_CREAT | flags, 0644);
 	long i;
 
 	if (fd < 0 || !buf)
@@ -271,13 +280,45 @@ static void do_readloop(const char *file, long secs)
 	printf("reads %ld errors %ld\n", reads, errors);
 }
 
+static long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000L + ts.tv_nsec / 1000;
+}
+
+static void do_fifohog(long cpu, long busy_us, long idle_us, long secs)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	struct timespec idle = { idle_us / 1000000, idle_us % 1000000 * 1000 };
+	long end = now_us() + secs * 1000000L, rounds = 0, t;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity", "cpu");
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		die("sched_setscheduler", "SCHED_FIFO");
+	while ((t = now_us()) < end) {
+		while (now_us() < t + busy_us)
+			;
+		nanosleep(&idle, NULL);
+		rounds++;
+	}
+	printf("rounds %ld\n", rounds);
+}
+
 int main(int argc, char **argv)
 {
 	page_size = sysconf(_SC_PAGESIZE);
 	if (argc == 4 && !strcmp(argv[1], "write"))
-		do_write(argv[2], parse_count(argv[3]), 0);
+		do_write(argv[2], parse_count(argv[3]), 0, 0);
 	else if (argc == 4 && !strcmp(argv[1], "fsync"))
-		do_write(argv[2], parse_count(argv[3]), 1);
+		do_write(argv[2], parse_count(argv[3]), 1, 0);
+	else if (argc == 4 && !strcmp(argv[1], "dsync"))
+		do_write(argv[2], parse_count(argv[3]), 0, O_DSYNC);
 	else if (argc == 4 && !strcmp(argv[1], "mmap"))
 		do_mmap(argv[2], parse_count(argv[3]), 1);
 	else if (argc == 4 && !strcmp(argv[1], "mmapnosync"))
@@ -296,10 +337,14 @@ int main(int argc, char **argv)
 		do_hog(parse_count(argv[2]));
 	else if (argc == 4 && !strcmp(argv[1], "readloop"))
 		do_readloop(argv[2], parse_count(argv[3]));
+	else if (argc == 6 && !strcmp(argv[1], "fifohog"))
+		do_fifohog(parse_count(argv[2]), parse_count(argv[3]), parse_count(argv[4]),
+			   parse_count(argv[5]));
 	else {
-		fprintf(stderr, "usage: mdfile write|fsync|mmap|mmapnosync FILE PAGES | dontneed FILE |\n"
-				"       direct FILE PAGES | migrate FILE NODE | nodes FILE |\n"
-				"       mapwait FILE PAGES SECS | hog MB | readloop FILE SECS\n");
+		fprintf(stderr, "usage: mdfile write|fsync|dsync|mmap|mmapnosync FILE PAGES |\n"
+				"       dontneed FILE | direct FILE PAGES | migrate FILE NODE |\n"
+				"       nodes FILE | mapwait FILE PAGES SECS | hog MB |\n"
+				"       readloop FILE SECS | fifohog CPU BUSY_US IDLE_US SECS\n");
 		return 2;
 	}
 	return 0;
