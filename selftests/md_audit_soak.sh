@@ -14,7 +14,8 @@
 # - cgroups created, written and removed while still dirty (dying memcgs);
 # - the last CPU taken offline and back, every few seconds;
 # - the watch armed on the busy limited cgroup for the middle third;
-# - the module unloaded and loaded again, under load, at three quarters.
+# - the module unloaded and loaded again, under load, at three quarters,
+#   and page scans and resyncs asked for all along.
 # No fault is staged, so not one console line, bad verdict or WARN may come
 # of it, the watch may find no change outside the dirty accounting or
 # mismatched, nor may the per-page shadow find a page cleaned that was
@@ -104,6 +105,10 @@ while [ "$(secs)" -lt $end ]; do
 		taskset -p -c "$last" $pinned > /dev/null 2>&1
 		next_hot=$((now + 6))
 	fi
+	# scans and resyncs while the writers run, which a dirtier preempted
+	# between PG_dirty and its count must not fool
+	[ $((n % 4)) != 0 ] || echo resync > "$MD/control"
+	[ $((n % 4)) != 2 ] || echo scan > "$MD/control"
 	mkdir "$CG/md_soak/churn/c$n"
 	md_in_cg "md_soak/churn/c$n" mdfile write "$W/c$n" 64
 	# removed while dirty; every other file goes too, dirty or not
