@@ -19,6 +19,10 @@
  *   mdfile readloop FILE SECS        keep FILE open, re-read it for SECS seconds;
  *                                    every read must be text or an error, never
  *                                    garbage; prints "reads N errors N"
+ *   mdfile startwb FILE CPU FILE2 CPU2
+ *                                    on CPU, start writeback of FILE
+ *                                    (sync_file_range), then on CPU2 that of
+ *                                    FILE2: one task cleaning both, in turn
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -271,6 +276,22 @@ static void do_readloop(const char *file, long secs)
 	printf("reads %ld errors %ld\n", reads, errors);
 }
 
+static void start_wb_on(const char *file, long cpu)
+{
+	cpu_set_t set;
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0)
+		die("open", file);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity for", file);
+	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE))
+		die("sync_file_range", file);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	page_size = sysconf(_SC_PAGESIZE);
@@ -296,10 +317,15 @@ int main(int argc, char **argv)
 		do_hog(parse_count(argv[2]));
 	else if (argc == 4 && !strcmp(argv[1], "readloop"))
 		do_readloop(argv[2], parse_count(argv[3]));
+	else if (argc == 6 && !strcmp(argv[1], "startwb")) {
+		start_wb_on(argv[2], parse_count(argv[3]));
+		start_wb_on(argv[4], parse_count(argv[5]));
+	}
 	else {
 		fprintf(stderr, "usage: mdfile write|fsync|mmap|mmapnosync FILE PAGES | dontneed FILE |\n"
 				"       direct FILE PAGES | migrate FILE NODE | nodes FILE |\n"
-				"       mapwait FILE PAGES SECS | hog MB | readloop FILE SECS\n");
+				"       mapwait FILE PAGES SECS | hog MB | readloop FILE SECS |\n"
+				"       startwb FILE CPU FILE2 CPU2\n");
 		return 2;
 	}
 	return 0;

@@ -32,6 +32,11 @@
  *                                 such increment lands on the memcg of
  *                                 OTHER's folio
  *   site_off                      disarm class 6 or 7 if it has not fired
+ *   hold_mmap FILE | off          not a bug: hold FILE's i_mmap_rwsem for
+ *                                 writing until "hold_mmap off", so that a
+ *                                 writeback of FILE's mapped folios sleeps
+ *                                 in folio_mkclean(), inside the accounting
+ *                                 window of folio_clear_dirty_for_io()
  *   undo                          put back every count the zoo changed
  * Reading it shows whether class 5 is armed and how many pages' counts it
  * left behind, then lists the counts changed: class, cgroup id, node, pages.
@@ -51,6 +56,7 @@
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/namei.h>
@@ -423,6 +429,68 @@ static int md_zoo_site_arm(struct path *path, struct folio *other)
 	return err;
 }
 
+/* --- holding a mapping's rmap lock ----------------------------------------- */
+
+/* Taken and let go by one kthread: a rwsem is released by its owner. */
+static struct task_struct *md_zoo_holder;
+static struct path md_zoo_held_path;
+static DECLARE_COMPLETION(md_zoo_held);
+
+static int md_zoo_hold_fn(void *data)
+{
+	struct address_space *mapping = data;
+
+	i_mmap_lock_write(mapping);
+	complete(&md_zoo_held);
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	i_mmap_unlock_write(mapping);
+	return 0;
+}
+
+static void md_zoo_hold_off(void)
+{
+	if (!md_zoo_holder)
+		return;
+	kthread_stop(md_zoo_holder);
+	put_task_struct(md_zoo_holder);
+	md_zoo_holder = NULL;
+	path_put(&md_zoo_held_path);
+}
+
+static int md_zoo_cmd_hold_mmap(char **argv)
+{
+	struct task_struct *t;
+	int err;
+
+	if (!strcmp(argv[1], "off")) {
+		md_zoo_hold_off();
+		return 0;
+	}
+	if (md_zoo_holder)
+		return -EBUSY;
+	err = kern_path(argv[1], LOOKUP_FOLLOW, &md_zoo_held_path);
+	if (err)
+		return err;
+	reinit_completion(&md_zoo_held);
+	t = kthread_create(md_zoo_hold_fn, d_inode(md_zoo_held_path.dentry)->i_mapping,
+			   "md_zoo_hold");
+	if (IS_ERR(t)) {
+		path_put(&md_zoo_held_path);
+		return PTR_ERR(t);
+	}
+	get_task_struct(t);
+	md_zoo_holder = t;
+	wake_up_process(t);
+	wait_for_completion(&md_zoo_held);
+	return 0;
+}
+
 /* --- commands ---------------------------------------------------------------- */
 
 /* A cached folio of FILE (a file on a filesystem that accounts dirty pages). */
@@ -609,6 +677,7 @@ static const struct md_zoo_cmd {
 	{ "site_memcg",		3, md_zoo_cmd_site },
 	{ "site_off",		0, md_zoo_cmd_site_off },
 	{ "undo",		0, md_zoo_cmd_undo },
+	{ "hold_mmap",		1, md_zoo_cmd_hold_mmap },
 };
 
 static ssize_t md_zoo_trigger_write(struct file *file, const char __user *ubuf,
@@ -707,6 +776,7 @@ static void __exit md_zoo_exit(void)
 	mutex_lock(&md_zoo_mutex);
 	md_zoo_mig_disarm();
 	md_zoo_site_disarm();
+	md_zoo_hold_off();
 	mutex_unlock(&md_zoo_mutex);
 	md_zoo_undo();
 }
