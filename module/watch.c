@@ -26,8 +26,10 @@
  * counter costs a debug exception.
  *
  * Context: the handler runs in the debug exception, like an NMI: it only
- * writes its own CPU's ring, published by a sequence count, and queues an
- * irq_work.  Arming, disarming and the report sleep, under md_watch_mutex.
+ * writes its own CPU's ring, published by a sequence count (each record
+ * says its index, so that a reader lapped by the ring counts it lost),
+ * and queues an irq_work.  Arming, disarming and the report sleep, under
+ * md_watch_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,6 +47,7 @@
 #include <linux/stacktrace.h>
 #include <linux/workqueue.h>
 #include "compat.h"
+#include "faults.h"
 #include "probes.h"
 #include "watch.h"
 
@@ -57,6 +60,7 @@
 
 struct md_watch_record {
 	unsigned int seq;		/* odd while being written */
+	unsigned long index;		/* its CPU's head when written */
 	int nid;
 	long pages;
 	u64 time_ns;
@@ -140,6 +144,7 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	r = &wc->ring[wc->head % MD_WATCH_RECORDS];
 	WRITE_ONCE(r->seq, r->seq + 1);
 	smp_wmb();		/* odd before the fields */
+	r->index = wc->head;
 	r->nid = nid;
 	r->pages = now - wc->last[nid];
 	r->time_ns = local_clock();
@@ -158,9 +163,14 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	irq_work_queue(&md_watch_irq_work);
 }
 
-/* A stable copy of @r, or false if it is being rewritten. */
-static bool md_watch_read(const struct md_watch_record *r, struct md_watch_record *copy)
+/*
+ * A stable copy of @wc's record @index, or false if it is being rewritten
+ * or its slot was since taken by a later record (the ring lapped).
+ */
+static bool md_watch_read(const struct md_watch_cpu *wc, unsigned long index,
+			  struct md_watch_record *copy)
 {
+	const struct md_watch_record *r = &wc->ring[index % MD_WATCH_RECORDS];
 	unsigned int seq = READ_ONCE(r->seq);
 
 	if (seq & 1)
@@ -168,7 +178,7 @@ static bool md_watch_read(const struct md_watch_record *r, struct md_watch_recor
 	smp_rmb();		/* the sequence before the fields: md_watch_hit() */
 	*copy = *r;
 	smp_rmb();		/* the fields before the sequence again */
-	return READ_ONCE(r->seq) == seq && seq;
+	return READ_ONCE(r->seq) == seq && seq && copy->index == index;
 }
 
 /* The stat functions themselves: the frames before the code that called them. */
@@ -289,13 +299,15 @@ static void md_watch_report_fn(struct work_struct *work)
 	for_each_possible_cpu(cpu) {
 		wc = per_cpu_ptr(md_watch_pcpu, cpu);
 		head = READ_ONCE(wc->head);
+		if (head != wc->sorted)
+			md_delay(MD_D_WATCH);
 		if (head - wc->sorted > MD_WATCH_RECORDS) {
 			md_watch_lost += head - wc->sorted - MD_WATCH_RECORDS;
 			wc->sorted = head - MD_WATCH_RECORDS;
 		}
 		for (; wc->sorted != head; wc->sorted++) {
 			md_watch_changes++;
-			if (!md_watch_read(&wc->ring[wc->sorted % MD_WATCH_RECORDS], &copy)) {
+			if (!md_watch_read(wc, wc->sorted, &copy)) {
 				md_watch_lost++;
 				continue;
 			}
@@ -463,7 +475,7 @@ void md_watch_show(struct seq_file *m)
 		head = READ_ONCE(wc->head);
 		i = head > MD_WATCH_RECORDS ? head - MD_WATCH_RECORDS : 0;
 		for (; i != head; i++) {
-			if (!md_watch_read(&wc->ring[i % MD_WATCH_RECORDS], &copy))
+			if (!md_watch_read(wc, i, &copy))
 				continue;
 			where = md_watch_where(&copy, &site);
 			seq_printf(m, "%d %llu %d %ld %s", cpu,
