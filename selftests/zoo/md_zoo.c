@@ -21,6 +21,10 @@
  *                                 to the memcg of OTHER's folio
  *   phantom FILE INDEX            class 4: the count of FILE's memcg raised
  *                                 with no page changing state
+ *   deep FILE INDEX               class 4 made MD_ZOO_DEEP calls down a chain
+ *                                 of functions named like the kernel's stat
+ *                                 functions: no frame a localization keeps
+ *                                 says who made it
  *   migrate_keep FILE | off       class 5: while armed, a migration of one
  *                                 of FILE's dirty folios to another node
  *                                 moves PG_dirty but leaves the count behind
@@ -190,6 +194,39 @@ static noinline int md_zoo_phantom_dirty(struct folio *folio, struct mem_cgroup 
 {
 	return md_zoo_apply("phantom", memcg, folio_nid(folio),
 			    folio_nr_pages(folio)) ? 0 : -ENOSPC;
+}
+
+/*
+ * Class 4, deep: the change is recorded first, then made at the bottom of
+ * a chain of calls to a function named like the kernel's stat functions
+ * (__mod_*), deeper than a localization keeps frames of.  The barrier
+ * after the call keeps it a call (no sibling call, no loop).
+ */
+#define MD_ZOO_DEEP	12
+
+static noinline void __mod_md_zoo_deep(struct mem_cgroup *memcg, int nid, long pages,
+				       int depth)
+{
+	if (depth) {
+		__mod_md_zoo_deep(memcg, nid, pages, depth - 1);
+		barrier();
+		return;
+	}
+	md_zoo_stat_mod(memcg, nid, pages);
+}
+
+static noinline int md_zoo_deep(struct folio *folio, struct mem_cgroup *memcg)
+{
+	long pages = folio_nr_pages(folio);
+	unsigned long flags;
+
+	if (!md_zoo_record("deep", memcg, folio_nid(folio), pages, false))
+		return -ENOSPC;
+	/* under the lock, as md_zoo_record() applies its changes */
+	raw_spin_lock_irqsave(&md_zoo_lock, flags);
+	__mod_md_zoo_deep(memcg, folio_nid(folio), pages, MD_ZOO_DEEP);
+	raw_spin_unlock_irqrestore(&md_zoo_lock, flags);
+	return 0;
 }
 
 /*
@@ -572,6 +609,8 @@ static int md_zoo_cmd_folio(char **argv)
 		err = md_zoo_clean_unaccounted(t.folio);
 	else if (!strcmp(argv[0], "clean_twice"))
 		err = md_zoo_clean_twice(t.folio, memcg);
+	else if (!strcmp(argv[0], "deep"))
+		err = md_zoo_deep(t.folio, memcg);
 	else
 		err = md_zoo_phantom_dirty(t.folio, memcg);
 	rcu_read_unlock();
@@ -672,6 +711,7 @@ static const struct md_zoo_cmd {
 	{ "clean_twice",	2, md_zoo_cmd_folio },
 	{ "wrong_memcg",	4, md_zoo_cmd_wrong_memcg },
 	{ "phantom",		2, md_zoo_cmd_folio },
+	{ "deep",		2, md_zoo_cmd_folio },
 	{ "migrate_keep",	1, md_zoo_cmd_migrate_keep },
 	{ "site_size",		1, md_zoo_cmd_site },
 	{ "site_memcg",		3, md_zoo_cmd_site },
