@@ -124,6 +124,8 @@ static const char * const md_watch_sites[] = {
 	"folio_clear_dirty_for_io", "folio_account_cleaned", "__folio_cancel_dirty",
 	"folio_migrate_mapping", "__folio_migrate_mapping", "__migrate_folio",
 	"mem_cgroup_move_account",
+	/* its only caller, which Debian's 6.1 -rt build inlines it into */
+	"mem_cgroup_move_charge_pte_range",
 };
 
 /*
