@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/migrate.h>
 #include <linux/moduleparam.h>
@@ -134,53 +135,147 @@ static void md_shadow_cleaned(struct folio *folio, struct mem_cgroup *memcg,
 
 /*
  * While the watch is armed, each probe that sees a folio's dirty state
- * begin to change notes on its CPU which task makes the change, for which
- * memcg and how many pages.  Every such probe runs before the kernel moves
- * the counter (at an accounting function's entry, or the tracepoint before
- * its increment), so the watch's handler, trapping on the counter's write,
- * pairs the change with the note of the task that made it.  A task that
- * slept in between (folio_clear_dirty_for_io() may) left its note on
- * another CPU, where md_probes_change_of() looks too.  Interrupts are off
- * while a note is written: a probe in an interrupt would tear it.
+ * begin to change notes which task makes the change, for which memcg and
+ * how many pages.  Every such probe runs before the kernel moves the
+ * counter (at an accounting function's entry, or the tracepoint before its
+ * increment), so the watch's handler, trapping on the counter's write,
+ * pairs the change with the note of the task that made it.
+ *
+ * A task makes one change at a time, and may sleep (folio_mkclean()) or be
+ * preempted (PREEMPT_RT, preempt=full) and wake on another CPU before its
+ * counter write: so the notes are kept by task, not by CPU, one note per
+ * task, in a table hashed by the task; a task's new note replaces its
+ * last.  The return handlers retire the note their entry made; a note
+ * made before the current arming is ignored (md_note_floor), and so is
+ * one of an exited task whose task_struct was reused (pid and start time).
+ * A full bucket loses its oldest note, a short-lived one (dirtied,
+ * cancelled: no sleep before their write) first: its task's change then
+ * goes unpaired, never paired with another change's note.  Writers take
+ * their bucket's raw lock with interrupts off; the watch's handler reads
+ * without it (a debug exception, like an NMI): each note is published by
+ * a sequence count, a torn read is no pairing.
  */
-static DEFINE_PER_CPU(struct md_change_note, md_change_notes);
+#define MD_NOTE_BITS	6		/* buckets */
+#define MD_NOTE_WAYS	8		/* notes per bucket */
+
+static struct md_note_bucket {
+	raw_spinlock_t lock;
+	struct md_change_note note[MD_NOTE_WAYS];
+} md_notes[1 << MD_NOTE_BITS] = {
+	[0 ... (1 << MD_NOTE_BITS) - 1] = {
+		.lock = __RAW_SPIN_LOCK_UNLOCKED(md_notes.lock),
+	},
+};
+
+static atomic64_t md_note_order;	/* the last note's order */
+static u64 md_note_floor;		/* notes up to it predate the arming */
 static bool md_pairing;
 
 void md_probes_pair(bool on)
 {
+	if (on)
+		WRITE_ONCE(md_note_floor, atomic64_read(&md_note_order));
 	WRITE_ONCE(md_pairing, on);
 }
 
-static void md_note_write(enum md_point point, struct mem_cgroup *memcg,
-			  struct mem_cgroup *memcg2, long pages)
+static struct md_note_bucket *md_note_bucket(struct task_struct *task)
 {
-	struct md_change_note *n;
-	unsigned long flags;
+	return &md_notes[hash_ptr(task, MD_NOTE_BITS)];
+}
 
-	local_irq_save(flags);
-	n = this_cpu_ptr(&md_change_notes);
+/* Which note of a full bucket to give up: the lower, the sooner. */
+static u64 md_note_keep(const struct md_change_note *n)
+{
+	if (!n->live)
+		return 0;
+	if (n->point == MD_P_DIRTIED || n->point == MD_P_CANCELLED)
+		return n->order;
+	return n->order + (1ULL << 62);
+}
+
+/* @n's fields, published by its sequence count; bucket locked, irqs off. */
+static void md_note_fill(struct md_change_note *n, struct task_struct *task, u64 order,
+			 enum md_point point, struct mem_cgroup *memcg,
+			 struct mem_cgroup *memcg2, long pages)
+{
 	WRITE_ONCE(n->seq, n->seq + 1);
 	smp_wmb();		/* odd before the fields */
-	n->task = current;
+	n->task = task;
+	n->pid = task->pid;
+	n->start_time = task->start_time;
+	n->order = order;
+	n->live = true;
 	n->point = point;
 	n->cgid = memcg ? cgroup_id(memcg->css.cgroup) : 0;
 	n->cgid2 = memcg2 ? cgroup_id(memcg2->css.cgroup) : 0;
 	n->pages = pages;
 	smp_wmb();		/* the fields before even */
 	WRITE_ONCE(n->seq, n->seq + 1);
-	local_irq_restore(flags);
+}
+
+/* Note the change current begins; returns its order, for md_note_retire(). */
+static u64 md_note_write(enum md_point point, struct mem_cgroup *memcg,
+			 struct mem_cgroup *memcg2, long pages)
+{
+	struct md_note_bucket *b = md_note_bucket(current);
+	struct md_change_note *n, *use = NULL;
+	unsigned long flags;
+	u64 order;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	order = atomic64_inc_return(&md_note_order);
+	for (n = b->note; n < b->note + MD_NOTE_WAYS; n++) {
+		if (n->task == current) {
+			use = n;
+			break;
+		}
+		if (!use || md_note_keep(n) < md_note_keep(use))
+			use = n;
+	}
+	md_note_fill(use, current, order, point, memcg, memcg2, pages);
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	return order;
+}
+
+/*
+ * The change whose note was @order is done (its return handler runs): the
+ * note pairs no later write.  0: no note was made.
+ */
+static void md_note_retire(u64 order)
+{
+	struct md_note_bucket *b;
+	struct md_change_note *n;
+	unsigned long flags;
+
+	if (!order)
+		return;
+	b = md_note_bucket(current);
+	raw_spin_lock_irqsave(&b->lock, flags);
+	for (n = b->note; n < b->note + MD_NOTE_WAYS; n++) {
+		if (n->task != current || n->order != order)
+			continue;
+		WRITE_ONCE(n->seq, n->seq + 1);
+		smp_wmb();	/* odd before the field */
+		n->live = false;
+		smp_wmb();	/* the field before even */
+		WRITE_ONCE(n->seq, n->seq + 1);
+		break;
+	}
+	raw_spin_unlock_irqrestore(&b->lock, flags);
 }
 
 /*
  * The watch unarmed costs a probe one load and a branch: what a note needs
  * is read from the folio (flags are volatile reads, which the compiler
- * cannot sink into the branch) only once that is taken.
+ * cannot sink into the branch) only once that is taken.  Both return the
+ * note's order (0: none made).
  */
-static __always_inline void md_note_change(enum md_point point, struct mem_cgroup *memcg,
-					   struct mem_cgroup *memcg2, long pages)
+static __always_inline u64 md_note_change(enum md_point point, struct mem_cgroup *memcg,
+					  struct mem_cgroup *memcg2, long pages)
 {
 	if (unlikely(READ_ONCE(md_pairing)))
-		md_note_write(point, memcg, memcg2, pages);
+		return md_note_write(point, memcg, memcg2, pages);
+	return 0;
 }
 
 static __always_inline void md_note_folio(enum md_point point, struct folio *folio)
@@ -189,32 +284,33 @@ static __always_inline void md_note_folio(enum md_point point, struct folio *fol
 		md_note_write(point, folio_memcg(folio), NULL, folio_nr_pages(folio));
 }
 
-/* @cpu's note, into @note, if it is @task's and was read whole. */
-static bool md_note_read(int cpu, struct task_struct *task, struct md_change_note *note)
+/* @n, into @note, if it is @task's live note of this arming, read whole. */
+static bool md_note_read(const struct md_change_note *n, struct task_struct *task,
+			 struct md_change_note *note)
 {
-	const struct md_change_note *n = per_cpu_ptr(&md_change_notes, cpu);
 	unsigned int seq = READ_ONCE(n->seq);
 
 	if (seq & 1 || READ_ONCE(n->task) != task)
 		return false;
-	smp_rmb();		/* the sequence before the fields: md_note_write() */
+	smp_rmb();		/* the sequence before the fields: md_note_fill() */
 	*note = *n;
 	smp_rmb();		/* the fields before the sequence again */
-	return READ_ONCE(n->seq) == seq && note->task == task;
+	return READ_ONCE(n->seq) == seq && note->task == task && note->live &&
+	       note->pid == task->pid && note->start_time == task->start_time &&
+	       note->order > READ_ONCE(md_note_floor);
 }
 
 /*
- * The last state change @task began under a probe, from its own CPU's
- * note or another's.  Any context, the watch's debug exception included.
+ * The state change @task began under a probe and has not finished, if its
+ * note is there.  Any context, the watch's debug exception included.
  */
 bool md_probes_change_of(struct task_struct *task, struct md_change_note *note)
 {
-	int this = raw_smp_processor_id(), cpu;
+	struct md_note_bucket *b = md_note_bucket(task);
+	const struct md_change_note *n;
 
-	if (md_note_read(this, task, note))
-		return true;
-	for_each_online_cpu(cpu)
-		if (cpu != this && md_note_read(cpu, task, note))
+	for (n = b->note; n < b->note + MD_NOTE_WAYS; n++)
+		if (md_note_read(n, task, note))
 			return true;
 	return false;
 }
@@ -269,6 +365,7 @@ struct md_clear_io_data {
 	struct folio *folio;
 	struct md_entry *e;	/* NULL: uncharged, or the event is lost */
 	long pages;
+	u64 note;		/* its order, or 0 */
 	bool accounts;
 };
 
@@ -287,13 +384,14 @@ static int md_clear_io_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 
 	d->folio = md_arg(regs, 0);
 	d->e = NULL;
+	d->note = 0;
 	d->accounts = md_mapping_accounts_dirty(folio_mapping(d->folio));
 	if (!d->accounts)
 		return 0;
 	md_move_touch(d->folio);
 	memcg = folio_memcg(d->folio);
 	d->pages = folio_nr_pages(d->folio);
-	md_note_change(MD_P_CLEANED_IO, memcg, NULL, d->pages);
+	d->note = md_note_change(MD_P_CLEANED_IO, memcg, NULL, d->pages);
 	if (memcg)
 		d->e = md_inflight_begin(memcg, d->pages);
 	return 0;
@@ -307,6 +405,7 @@ static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	md_hit(MD_P_CLEANED_IO);
 	if (!d->accounts)
 		return 0;
+	md_note_retire(d->note);
 	md_delay(MD_D_CLEANED_IO);
 	if (!md_ret_bool(regs) || md_inject_drop(MD_P_CLEANED_IO, memcg))
 		goto out;
@@ -351,6 +450,7 @@ struct md_migrate_data {
 	struct folio *dst, *src;
 	struct md_entry *e;	/* the window in flight, or NULL */
 	long pages;
+	u64 note;		/* its order, or 0 */
 };
 
 /*
@@ -366,10 +466,11 @@ static int md_migrate_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->dst = md_arg(regs, 1);
 	d->src = md_arg(regs, 2);
 	d->e = NULL;
+	d->note = 0;
 	memcg = folio_memcg(d->src);
 	if (memcg && md_mapping_accounts_dirty(d->mapping)) {
 		d->pages = folio_nr_pages(d->src);
-		md_note_change(MD_P_MIGRATED, memcg, NULL, d->pages);
+		d->note = md_note_change(MD_P_MIGRATED, memcg, NULL, d->pages);
 		d->e = md_inflight_begin(memcg, d->pages);
 	}
 	return 0;
@@ -386,6 +487,7 @@ static int md_migrate_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct md_migrate_data *d = (void *)ri->data;
 
 	md_hit(MD_P_MIGRATED);
+	md_note_retire(d->note);
 	if (regs_return_value(regs) != MD_MIGRATE_SUCCESS ||
 	    !md_mapping_accounts_dirty(d->mapping) || !folio_test_dirty(d->dst))
 		goto out;
@@ -410,6 +512,7 @@ struct md_move_data {
 	struct mem_cgroup *from, *to;
 	struct md_entry *from_e, *to_e;	/* windows in flight, or NULL */
 	long pages;
+	u64 note;			/* its order, or 0 */
 	int slot;			/* md_moves[], or -1 */
 };
 
@@ -429,11 +532,12 @@ static int md_move_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	folio = page_folio(d->page);
 	d->pages = d->compound ? folio_nr_pages(folio) : 1;
 	d->slot = -1;
+	d->note = 0;
 	d->from_e = NULL;
 	d->to_e = NULL;
 	if (folio_test_anon(folio))
 		return 0;
-	md_note_change(MD_P_MOVED, d->from, d->to, d->pages);
+	d->note = md_note_change(MD_P_MOVED, d->from, d->to, d->pages);
 	d->slot = md_move_track(folio);
 	d->from_e = md_inflight_begin(d->from, d->pages);
 	d->to_e = md_inflight_begin(d->to, d->pages);
@@ -447,6 +551,7 @@ static int md_move_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	bool certain;
 
 	md_hit(MD_P_MOVED);
+	md_note_retire(d->note);
 	md_delay(MD_D_MOVED);
 	certain = md_move_untrack(d->slot);
 	if (regs_return_value(regs) || folio_test_anon(folio) ||

@@ -11,12 +11,18 @@ struct task_struct;
 
 /*
  * A dirty-state change a probe saw begin, noted for the watch while it is
- * armed (md_probes_pair()): the task making it, the memcg the folio is
- * charged to (and a v1 charge move's destination, else 0), its pages.
+ * armed (md_probes_pair()): the task making it (its pid and start time
+ * tell a reused task_struct), the memcg the folio is charged to (and a v1
+ * charge move's destination, else 0), its pages.  Notes are ordered by
+ * @order, global; a retired one (!@live) is of a change done.
  */
 struct md_change_note {
 	unsigned int seq;		/* odd while written */
+	bool live;
 	struct task_struct *task;
+	pid_t pid;
+	u64 start_time;
+	u64 order;
 	enum md_point point;
 	u64 cgid, cgid2;
 	long pages;

@@ -13,7 +13,9 @@
  * the first frame past the stat functions themselves (md_watch_plumbing()).
  * Where that is one of the kernel's dirty-accounting functions
  * (md_watch_sites[]), the change is "accounted"; anywhere else, the counter
- * moved without any page changing state there: "outside".  An accounted
+ * moved without any page changing state there: "outside"; where the chain
+ * ends before any such frame (the unwinder lost its way), "unknown"; a
+ * dead cgroup's count given to its parent, "reparented".  An accounted
  * change is also held against the state change the probes saw its task
  * begin (probes.c, md_probes_change_of()): a change by another number of
  * pages than the folio has, or of another memcg's counter than the folio's,
@@ -26,8 +28,10 @@
  * counter costs a debug exception.
  *
  * Context: the handler runs in the debug exception, like an NMI: it only
- * writes its own CPU's ring, published by a sequence count, and queues an
- * irq_work.  Arming, disarming and the report sleep, under md_watch_mutex.
+ * writes its own CPU's ring, published by a sequence count (each record
+ * says its index, so that a reader lapped by the ring counts it lost),
+ * and queues an irq_work.  Arming, disarming and the report sleep, under
+ * md_watch_mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -45,6 +49,7 @@
 #include <linux/stacktrace.h>
 #include <linux/workqueue.h>
 #include "compat.h"
+#include "faults.h"
 #include "probes.h"
 #include "watch.h"
 
@@ -57,6 +62,7 @@
 
 struct md_watch_record {
 	unsigned int seq;		/* odd while being written */
+	unsigned long index;		/* its CPU's head when written */
 	int nid;
 	long pages;
 	u64 time_ns;
@@ -66,12 +72,22 @@ struct md_watch_record {
 	unsigned long chain[MD_WATCH_DEPTH];	/* [0]: where the slot was written */
 };
 
-/* Where a change came from: the watch file's words. */
-enum md_watch_where { MD_W_ACCOUNTED, MD_W_MISMATCHED, MD_W_OUTSIDE };
+/*
+ * Where a change came from: the watch file's words.  Unknown: the chain
+ * ends (the unwinder lost its way, or MD_WATCH_DEPTH) before any frame
+ * past the stat functions, so nothing says where.  Reparented: a dead
+ * cgroup's count given to its parent (md_watch_reparenting[]).
+ */
+enum md_watch_where {
+	MD_W_ACCOUNTED, MD_W_MISMATCHED, MD_W_OUTSIDE, MD_W_UNKNOWN, MD_W_REPARENTED,
+};
+
 static const char * const md_watch_where_names[] = {
 	[MD_W_ACCOUNTED]	= "accounted",
 	[MD_W_MISMATCHED]	= "mismatched",
 	[MD_W_OUTSIDE]		= "outside",
+	[MD_W_UNKNOWN]		= "unknown",
+	[MD_W_REPARENTED]	= "reparented",
 };
 
 struct md_watch_cpu {
@@ -93,6 +109,7 @@ static int md_watch_nodes, md_watch_bps;
 static char *md_watch_path;
 static unsigned long md_watch_changes, md_watch_outside, md_watch_lost;
 static unsigned long md_watch_mismatched, md_watch_unpaired;
+static unsigned long md_watch_unknown, md_watch_reparented;
 static unsigned long md_watch_said[MD_WATCH_SAID][MD_WATCH_LINE_FRAMES];
 static unsigned int md_watch_nr_said;
 /* each call site is said once per arming: the limit is for re-armings */
@@ -107,6 +124,18 @@ static const char * const md_watch_sites[] = {
 	"folio_clear_dirty_for_io", "folio_account_cleaned", "__folio_cancel_dirty",
 	"folio_migrate_mapping", "__folio_migrate_mapping", "__migrate_folio",
 	"mem_cgroup_move_account",
+	/* its only caller, which Debian's 6.1 -rt build inlines it into */
+	"mem_cgroup_move_charge_pte_range",
+};
+
+/*
+ * With cgroup v1 built in, 7.x gives a dead memcg's local counts (v1's
+ * non-hierarchical memory.stat) to its parent's per-CPU counters when it
+ * reparents its folios: the parent's counter moves with its pages, no
+ * page changing state.
+ */
+static const char * const md_watch_reparenting[] = {
+	"reparent_memcg_lruvec_state_local",
 };
 
 static void md_watch_report_fn(struct work_struct *work);
@@ -140,6 +169,7 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	r = &wc->ring[wc->head % MD_WATCH_RECORDS];
 	WRITE_ONCE(r->seq, r->seq + 1);
 	smp_wmb();		/* odd before the fields */
+	r->index = wc->head;
 	r->nid = nid;
 	r->pages = now - wc->last[nid];
 	r->time_ns = local_clock();
@@ -158,9 +188,14 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	irq_work_queue(&md_watch_irq_work);
 }
 
-/* A stable copy of @r, or false if it is being rewritten. */
-static bool md_watch_read(const struct md_watch_record *r, struct md_watch_record *copy)
+/*
+ * A stable copy of @wc's record @index, or false if it is being rewritten
+ * or its slot was since taken by a later record (the ring lapped).
+ */
+static bool md_watch_read(const struct md_watch_cpu *wc, unsigned long index,
+			  struct md_watch_record *copy)
 {
+	const struct md_watch_record *r = &wc->ring[index % MD_WATCH_RECORDS];
 	unsigned int seq = READ_ONCE(r->seq);
 
 	if (seq & 1)
@@ -168,7 +203,7 @@ static bool md_watch_read(const struct md_watch_record *r, struct md_watch_recor
 	smp_rmb();		/* the sequence before the fields: md_watch_hit() */
 	*copy = *r;
 	smp_rmb();		/* the fields before the sequence again */
-	return READ_ONCE(r->seq) == seq && seq;
+	return READ_ONCE(r->seq) == seq && seq && copy->index == index;
 }
 
 /* The stat functions themselves: the frames before the code that called them. */
@@ -186,28 +221,46 @@ static bool md_watch_plumbing(const char *fn)
 	return false;
 }
 
-/*
- * The frame of @r that made the change (past the stat functions), and
- * whether it is one of the kernel's dirty-accounting sites.
- */
-static unsigned int md_watch_site(const struct md_watch_record *r, bool *accounted)
+static bool md_watch_listed(const char *fn, const char * const *names, size_t nr)
 {
-	char fn[KSYM_NAME_LEN];
-	unsigned int i, site = 0;
-	size_t s;
+	size_t i;
 
-	*accounted = false;
+	for (i = 0; i < nr; i++)
+		if (!strcmp(fn, names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The frame of @r that made the change (past the stat functions), in
+ * *@where: outside, accounted (one of the kernel's dirty-accounting
+ * sites), reparented, or unknown (no such frame in the chain).  A GCC
+ * clone (fn.isra.0, fn.constprop.0, fn.part.0, fn.cold) is its function.
+ */
+static unsigned int md_watch_site(const struct md_watch_record *r,
+				  enum md_watch_where *where)
+{
+	char fn[KSYM_NAME_LEN], *dot;
+	unsigned int i;
+
 	for (i = 0; i < r->depth; i++) {
 		snprintf(fn, sizeof(fn), "%ps", (void *)r->chain[i]);
+		dot = strchr(fn, '.');
+		if (dot)
+			*dot = '\0';
 		if (md_watch_plumbing(fn))
 			continue;
-		site = i;
-		for (s = 0; s < ARRAY_SIZE(md_watch_sites); s++)
-			if (!strcmp(fn, md_watch_sites[s]))
-				*accounted = true;
-		break;
+		if (md_watch_listed(fn, md_watch_sites, ARRAY_SIZE(md_watch_sites)))
+			*where = MD_W_ACCOUNTED;
+		else if (md_watch_listed(fn, md_watch_reparenting,
+					 ARRAY_SIZE(md_watch_reparenting)))
+			*where = MD_W_REPARENTED;
+		else
+			*where = MD_W_OUTSIDE;
+		return i;
 	}
-	return site;
+	*where = MD_W_UNKNOWN;
+	return 0;
 }
 
 /*
@@ -226,11 +279,11 @@ static bool md_watch_mismatch(const struct md_watch_record *r)
 static enum md_watch_where md_watch_where(const struct md_watch_record *r,
 					  unsigned int *site)
 {
-	bool accounted;
+	enum md_watch_where where;
 
-	*site = md_watch_site(r, &accounted);
-	if (!accounted)
-		return MD_W_OUTSIDE;
+	*site = md_watch_site(r, &where);
+	if (where != MD_W_ACCOUNTED)
+		return where;
 	return r->paired && md_watch_mismatch(r) ? MD_W_MISMATCHED : MD_W_ACCOUNTED;
 }
 
@@ -289,25 +342,36 @@ static void md_watch_report_fn(struct work_struct *work)
 	for_each_possible_cpu(cpu) {
 		wc = per_cpu_ptr(md_watch_pcpu, cpu);
 		head = READ_ONCE(wc->head);
+		if (head != wc->sorted)
+			md_delay(MD_D_WATCH);
 		if (head - wc->sorted > MD_WATCH_RECORDS) {
 			md_watch_lost += head - wc->sorted - MD_WATCH_RECORDS;
 			wc->sorted = head - MD_WATCH_RECORDS;
 		}
 		for (; wc->sorted != head; wc->sorted++) {
 			md_watch_changes++;
-			if (!md_watch_read(&wc->ring[wc->sorted % MD_WATCH_RECORDS], &copy)) {
+			if (!md_watch_read(wc, wc->sorted, &copy)) {
 				md_watch_lost++;
 				continue;
 			}
 			where = md_watch_where(&copy, &site);
-			if (where == MD_W_ACCOUNTED) {
+			switch (where) {
+			case MD_W_ACCOUNTED:
 				md_watch_unpaired += !copy.paired;
 				continue;
-			}
-			if (where == MD_W_OUTSIDE)
+			case MD_W_UNKNOWN:
+				md_watch_unknown++;
+				continue;
+			case MD_W_REPARENTED:
+				md_watch_reparented++;
+				continue;
+			case MD_W_OUTSIDE:
 				md_watch_outside++;
-			else
+				break;
+			case MD_W_MISMATCHED:
 				md_watch_mismatched++;
+				break;
+			}
 			md_watch_say(&copy, site, where);
 		}
 	}
@@ -417,6 +481,8 @@ int md_watch_start(const char *path, bool replace)
 	md_watch_outside = 0;
 	md_watch_mismatched = 0;
 	md_watch_unpaired = 0;
+	md_watch_unknown = 0;
+	md_watch_reparented = 0;
 	md_watch_lost = 0;
 	md_watch_nr_said = 0;
 	md_watch_bps = 0;
@@ -453,17 +519,17 @@ void md_watch_show(struct seq_file *m)
 		seq_puts(m, "watching nothing (control: watch CGROUP)\n");
 		goto out;
 	}
-	seq_printf(m, "watching %s (id %llu) nodes %d of %u breakpoints %d changes %lu outside %lu mismatched %lu unpaired %lu lost %lu\n",
+	seq_printf(m, "watching %s (id %llu) nodes %d of %u breakpoints %d changes %lu outside %lu mismatched %lu unpaired %lu lost %lu unknown %lu reparented %lu\n",
 		   md_watch_path, md_watch_cgid, md_watch_nodes, nr_node_ids, md_watch_bps,
 		   md_watch_changes, md_watch_outside, md_watch_mismatched,
-		   md_watch_unpaired, md_watch_lost);
+		   md_watch_unpaired, md_watch_lost, md_watch_unknown, md_watch_reparented);
 	seq_puts(m, "cpu time_us node pages where chain\n");
 	for_each_possible_cpu(cpu) {
 		wc = per_cpu_ptr(md_watch_pcpu, cpu);
 		head = READ_ONCE(wc->head);
 		i = head > MD_WATCH_RECORDS ? head - MD_WATCH_RECORDS : 0;
 		for (; i != head; i++) {
-			if (!md_watch_read(&wc->ring[i % MD_WATCH_RECORDS], &copy))
+			if (!md_watch_read(wc, i, &copy))
 				continue;
 			where = md_watch_where(&copy, &site);
 			seq_printf(m, "%d %llu %d %ld %s", cpu,

@@ -73,6 +73,9 @@ md_caught() {
 
 # a change listed by the watch file as outside the dirty accounting
 md_outside='^[0-9]+ [0-9]+ [0-9]+ -?[0-9]+ outside '
+# after a function's name: a GCC clone's suffix if any (.isra.0, .cold), then
+# the offset; the watch takes a clone for its function
+cl='(\.[a-z]+(\.[0-9]+)?)*\+'
 
 # md_watch CGROUP: watch which code moves its counter (control)
 md_watch() {
@@ -113,9 +116,9 @@ md_mismatched() {
 		test -n "$wline"
 	md_check "class $1: and names the state change: $4" md_says "$wline" -F "the state change there is $4, at "
 	md_check "class $1: and the kernel's dirty accounting as where" \
-		md_says "$wline" -E ", at (folio_account_dirtied|__folio_mark_dirty)\+"
+		md_says "$wline" -E ", at (folio_account_dirtied|__folio_mark_dirty)$cl"
 	md_check "class $1: the watch file lists it as mismatched" \
-		grep -Eq "^[0-9]+ [0-9]+ [0-9]+ ${3#+} mismatched (folio_account_dirtied|__folio_mark_dirty)\+" "$MD/watch"
+		grep -Eq "^[0-9]+ [0-9]+ [0-9]+ ${3#+} mismatched (folio_account_dirtied|__folio_mark_dirty)$cl" "$MD/watch"
 	md_eq "class $1: nothing listed as outside" 0 "$(grep -Ec "$md_outside" "$MD/watch" || true)"
 }
 
@@ -180,7 +183,7 @@ truncate -s 4096 "$W/z1"
 md_caught 1 underflow md_zoo1 "$a0"
 # the bug changed no counter, so the watch can only show the cleaning
 md_check "class 1: the watch saw the truncation's decrement, from the kernel's accounting" \
-	grep -Eq '^[0-9]+ [0-9]+ 0 -1 accounted (folio_account_cleaned|__folio_cancel_dirty)\+' "$MD/watch"
+	grep -Eq "^[0-9]+ [0-9]+ 0 -1 accounted (folio_account_cleaned|__folio_cancel_dirty)$cl" "$MD/watch"
 md_eq "class 1: and nothing outside it" 0 "$(grep -Ec "$md_outside" "$MD/watch" || true)"
 # the shadow (track=1) names the page: a cleaning of a page never counted dirty
 id1=$(stat -c %i "$CG/md_zoo1")
@@ -208,7 +211,7 @@ md_eq "class 1 put right: and only it" 1 "$(awk '$1 == "uncleaned" { print $2 }'
 md_watch md_zoo2
 md_in_cg md_zoo2 mdfile write "$W/z2w" 1
 md_check "class 2: the watch lists a write's increment as accounted" \
-	md_poll 50 grep -Eq '^[0-9]+ [0-9]+ [0-9]+ 1 accounted (__folio_mark_dirty|folio_account_dirtied)\+' "$MD/watch"
+	md_poll 50 grep -Eq "^[0-9]+ [0-9]+ [0-9]+ 1 accounted (__folio_mark_dirty|folio_account_dirtied)$cl" "$MD/watch"
 a0=$(md_audit audits)
 zoo clean_twice "$W/z2" 0
 md_caught 2 mismatch md_zoo2 "$a0"
@@ -311,7 +314,7 @@ else
 		"$1 $(($2 - $3)) $(($4 - $3)) $5"
 	md_watched 5 md_zoo5 md_zoo_migrate_keep_count
 	md_check "class 5: the watch lists the kernel's own move as accounted" \
-		grep -Eq ' accounted (__folio_migrate_mapping|folio_migrate_mapping|__migrate_folio)\+' "$MD/watch"
+		grep -Eq " accounted (__folio_migrate_mapping|folio_migrate_mapping|__migrate_folio)$cl" "$MD/watch"
 	zoo undo
 	md_check "class 5 put right: check says ok" md_settled md_zoo5
 	rm -f "$F5"

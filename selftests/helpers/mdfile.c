@@ -27,6 +27,10 @@
  *                                    preempt whatever runs there (a writer in
  *                                    the middle of its accounting); prints
  *                                    "rounds N"
+ *   mdfile startwb FILE CPU FILE2 CPU2
+ *                                    on CPU, start writeback of FILE
+ *                                    (sync_file_range), then on CPU2 that of
+ *                                    FILE2: one task cleaning both, in turn
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -280,6 +285,16 @@ static void do_readloop(const char *file, long secs)
 	printf("reads %ld errors %ld\n", reads, errors);
 }
 
+static void pin_to(long cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity", "");
+}
+
 static long now_us(void)
 {
 	struct timespec ts;
@@ -293,12 +308,8 @@ static void do_fifohog(long cpu, long busy_us, long idle_us, long secs)
 	struct sched_param sp = { .sched_priority = 10 };
 	struct timespec idle = { idle_us / 1000000, idle_us % 1000000 * 1000 };
 	long end = now_us() + secs * 1000000L, rounds = 0, t;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
-		die("sched_setaffinity", "cpu");
+	pin_to(cpu);
 	if (sched_setscheduler(0, SCHED_FIFO, &sp))
 		die("sched_setscheduler", "SCHED_FIFO");
 	while ((t = now_us()) < end) {
@@ -308,6 +319,18 @@ static void do_fifohog(long cpu, long busy_us, long idle_us, long secs)
 		rounds++;
 	}
 	printf("rounds %ld\n", rounds);
+}
+
+static void start_wb_on(const char *file, long cpu)
+{
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0)
+		die("open", file);
+	pin_to(cpu);
+	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE))
+		die("sync_file_range", file);
+	close(fd);
 }
 
 int main(int argc, char **argv)
@@ -340,11 +363,15 @@ int main(int argc, char **argv)
 	else if (argc == 6 && !strcmp(argv[1], "fifohog"))
 		do_fifohog(parse_count(argv[2]), parse_count(argv[3]), parse_count(argv[4]),
 			   parse_count(argv[5]));
-	else {
+	else if (argc == 6 && !strcmp(argv[1], "startwb")) {
+		start_wb_on(argv[2], parse_count(argv[3]));
+		start_wb_on(argv[4], parse_count(argv[5]));
+	} else {
 		fprintf(stderr, "usage: mdfile write|fsync|dsync|mmap|mmapnosync FILE PAGES |\n"
 				"       dontneed FILE | direct FILE PAGES | migrate FILE NODE |\n"
 				"       nodes FILE | mapwait FILE PAGES SECS | hog MB |\n"
-				"       readloop FILE SECS | fifohog CPU BUSY_US IDLE_US SECS\n");
+				"       readloop FILE SECS | fifohog CPU BUSY_US IDLE_US SECS |\n"
+				"       startwb FILE CPU FILE2 CPU2\n");
 		return 2;
 	}
 	return 0;

@@ -21,6 +21,10 @@
  *                                 to the memcg of OTHER's folio
  *   phantom FILE INDEX            class 4: the count of FILE's memcg raised
  *                                 with no page changing state
+ *   deep FILE INDEX               class 4 made MD_ZOO_DEEP calls down a chain
+ *                                 of functions named like the kernel's stat
+ *                                 functions: no frame a localization keeps
+ *                                 says who made it
  *   migrate_keep FILE | off       class 5: while armed, a migration of one
  *                                 of FILE's dirty folios to another node
  *                                 moves PG_dirty but leaves the count behind
@@ -32,6 +36,11 @@
  *                                 such increment lands on the memcg of
  *                                 OTHER's folio
  *   site_off                      disarm class 6 or 7 if it has not fired
+ *   hold_mmap FILE | off          not a bug: hold FILE's i_mmap_rwsem for
+ *                                 writing until "hold_mmap off", so that a
+ *                                 writeback of FILE's mapped folios sleeps
+ *                                 in folio_mkclean(), inside the accounting
+ *                                 window of folio_clear_dirty_for_io()
  *   undo                          put back every count the zoo changed
  * Reading it shows whether class 5 is armed and how many pages' counts it
  * left behind, then lists the counts changed: class, cgroup id, node, pages.
@@ -51,6 +60,7 @@
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/namei.h>
@@ -184,6 +194,39 @@ static noinline int md_zoo_phantom_dirty(struct folio *folio, struct mem_cgroup 
 {
 	return md_zoo_apply("phantom", memcg, folio_nid(folio),
 			    folio_nr_pages(folio)) ? 0 : -ENOSPC;
+}
+
+/*
+ * Class 4, deep: the change is recorded first, then made at the bottom of
+ * a chain of calls to a function named like the kernel's stat functions
+ * (__mod_*), deeper than a localization keeps frames of.  The barrier
+ * after the call keeps it a call (no sibling call, no loop).
+ */
+#define MD_ZOO_DEEP	12
+
+static noinline void __mod_md_zoo_deep(struct mem_cgroup *memcg, int nid, long pages,
+				       int depth)
+{
+	if (depth) {
+		__mod_md_zoo_deep(memcg, nid, pages, depth - 1);
+		barrier();
+		return;
+	}
+	md_zoo_stat_mod(memcg, nid, pages);
+}
+
+static noinline int md_zoo_deep(struct folio *folio, struct mem_cgroup *memcg)
+{
+	long pages = folio_nr_pages(folio);
+	unsigned long flags;
+
+	if (!md_zoo_record("deep", memcg, folio_nid(folio), pages, false))
+		return -ENOSPC;
+	/* under the lock, as md_zoo_record() applies its changes */
+	raw_spin_lock_irqsave(&md_zoo_lock, flags);
+	__mod_md_zoo_deep(memcg, folio_nid(folio), pages, MD_ZOO_DEEP);
+	raw_spin_unlock_irqrestore(&md_zoo_lock, flags);
+	return 0;
 }
 
 /*
@@ -423,6 +466,68 @@ static int md_zoo_site_arm(struct path *path, struct folio *other)
 	return err;
 }
 
+/* --- holding a mapping's rmap lock ----------------------------------------- */
+
+/* Taken and let go by one kthread: a rwsem is released by its owner. */
+static struct task_struct *md_zoo_holder;
+static struct path md_zoo_held_path;
+static DECLARE_COMPLETION(md_zoo_held);
+
+static int md_zoo_hold_fn(void *data)
+{
+	struct address_space *mapping = data;
+
+	i_mmap_lock_write(mapping);
+	complete(&md_zoo_held);
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	i_mmap_unlock_write(mapping);
+	return 0;
+}
+
+static void md_zoo_hold_off(void)
+{
+	if (!md_zoo_holder)
+		return;
+	kthread_stop(md_zoo_holder);
+	put_task_struct(md_zoo_holder);
+	md_zoo_holder = NULL;
+	path_put(&md_zoo_held_path);
+}
+
+static int md_zoo_cmd_hold_mmap(char **argv)
+{
+	struct task_struct *t;
+	int err;
+
+	if (!strcmp(argv[1], "off")) {
+		md_zoo_hold_off();
+		return 0;
+	}
+	if (md_zoo_holder)
+		return -EBUSY;
+	err = kern_path(argv[1], LOOKUP_FOLLOW, &md_zoo_held_path);
+	if (err)
+		return err;
+	reinit_completion(&md_zoo_held);
+	t = kthread_create(md_zoo_hold_fn, d_inode(md_zoo_held_path.dentry)->i_mapping,
+			   "md_zoo_hold");
+	if (IS_ERR(t)) {
+		path_put(&md_zoo_held_path);
+		return PTR_ERR(t);
+	}
+	get_task_struct(t);
+	md_zoo_holder = t;
+	wake_up_process(t);
+	wait_for_completion(&md_zoo_held);
+	return 0;
+}
+
 /* --- commands ---------------------------------------------------------------- */
 
 /* A cached folio of FILE (a file on a filesystem that accounts dirty pages). */
@@ -504,6 +609,8 @@ static int md_zoo_cmd_folio(char **argv)
 		err = md_zoo_clean_unaccounted(t.folio);
 	else if (!strcmp(argv[0], "clean_twice"))
 		err = md_zoo_clean_twice(t.folio, memcg);
+	else if (!strcmp(argv[0], "deep"))
+		err = md_zoo_deep(t.folio, memcg);
 	else
 		err = md_zoo_phantom_dirty(t.folio, memcg);
 	rcu_read_unlock();
@@ -604,11 +711,13 @@ static const struct md_zoo_cmd {
 	{ "clean_twice",	2, md_zoo_cmd_folio },
 	{ "wrong_memcg",	4, md_zoo_cmd_wrong_memcg },
 	{ "phantom",		2, md_zoo_cmd_folio },
+	{ "deep",		2, md_zoo_cmd_folio },
 	{ "migrate_keep",	1, md_zoo_cmd_migrate_keep },
 	{ "site_size",		1, md_zoo_cmd_site },
 	{ "site_memcg",		3, md_zoo_cmd_site },
 	{ "site_off",		0, md_zoo_cmd_site_off },
 	{ "undo",		0, md_zoo_cmd_undo },
+	{ "hold_mmap",		1, md_zoo_cmd_hold_mmap },
 };
 
 static ssize_t md_zoo_trigger_write(struct file *file, const char __user *ubuf,
@@ -707,6 +816,7 @@ static void __exit md_zoo_exit(void)
 	mutex_lock(&md_zoo_mutex);
 	md_zoo_mig_disarm();
 	md_zoo_site_disarm();
+	md_zoo_hold_off();
 	mutex_unlock(&md_zoo_mutex);
 	md_zoo_undo();
 }

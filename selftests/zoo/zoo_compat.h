@@ -21,7 +21,7 @@
  * this stack and holds only a memcg and a node; from 7.1 a folio names an
  * obj_cgroup, which gets a stand-in too.  Any context.
  */
-static inline void md_zoo_stat_mod(struct mem_cgroup *memcg, int nid, long pages)
+static __always_inline void md_zoo_stat_mod(struct mem_cgroup *memcg, int nid, long pages)
 {
 	struct folio stand_in;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
