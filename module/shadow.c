@@ -10,13 +10,22 @@
  * A cleaning of a folio whose bit is clear, in a synced memcg, is the
  * cleaning of a page nobody counted dirty: the kernel decrements what it
  * never incremented (the 4.2 bug's class).  It is said with the page's
- * file and index, once a grace period has passed: a dirtier racing the
- * cleaning (PG_dirty set, then counted a moment later) sets the bit
- * meanwhile, and is no bug.
+ * file and index unless a dirtier racing the cleaning sets the bit first:
+ * a dirtier sets PG_dirty, and counts it later (__folio_mark_dirty()),
+ * and a cleaning in between takes a count not yet given.  No grace period
+ * bounds that gap: where folio_memcg_lock() is empty (CONFIG_MEMCG_V1=n,
+ * every kernel from 6.13) it is outside any RCU section, and a dirtier
+ * preempted there (PREEMPT_RT, preempt=full) stays in it as long as it is
+ * kept off its CPU.  So a suspect waits uncounted_ms, and a grace period
+ * (the probes' own sections), before it is said; a dirtier kept off its
+ * CPU longer than that is said as a bug (the trade-off: a real one is said
+ * uncounted_ms late).  A raced cleaning leaves the page clean and counted
+ * by the dirtier: its bit, which that count set, is cleared again.
  *
  * Each page scan also lists both sides of a disagreement by page (debugfs
  * "folios"): dirty folios of synced memcgs whose bit is clear (dirty, never
- * counted) and clean ones whose bit is set (counted, never cleaned).
+ * counted: listed once a scan found them so uncounted_ms after the first,
+ * see scan.c) and clean ones whose bit is set (counted, never cleaned).
  *
  * Memory: one bit per page frame up to the last node's end, allocated at
  * load: 32 KiB per GiB of memory.  Bits: any context, atomic operations.
@@ -43,7 +52,11 @@ static bool track;
 module_param(track, bool, 0400);
 MODULE_PARM_DESC(track, "keep one bit per page of what the ledger counts dirty, to name the page of a cleaning never counted");
 
-#define MD_SHADOW_PENDING	16	/* cleanings awaiting their grace period */
+static unsigned int uncounted_ms = 10000;
+module_param(uncounted_ms, uint, 0600);
+MODULE_PARM_DESC(uncounted_ms, "a page dirty and uncounted this long (ms) is a bug, not a dirtier between setting PG_dirty and counting it");
+
+#define MD_SHADOW_PENDING	16	/* cleanings awaiting their judgement */
 
 static unsigned long *md_shadow;
 static unsigned long md_shadow_pfns;
@@ -58,6 +71,7 @@ struct md_shadow_suspect {
 	unsigned long ino;
 	pgoff_t index;
 	unsigned long gp;	/* get_state_synchronize_rcu() when queued */
+	unsigned long queued;	/* jiffies */
 };
 
 static DEFINE_RAW_SPINLOCK(md_shadow_lock);	/* the pending cleanings */
@@ -79,6 +93,11 @@ static struct irq_work md_shadow_irq_work = IRQ_WORK_INIT(md_shadow_kick);
 bool md_shadow_enabled(void)
 {
 	return md_shadow;
+}
+
+u64 md_uncounted_ns(void)
+{
+	return (u64)READ_ONCE(uncounted_ms) * NSEC_PER_MSEC;
 }
 
 int md_shadow_init(void)
@@ -116,39 +135,45 @@ void md_shadow_stats(struct md_shadow_stats *st)
 	st->dropped = atomic_long_read(&md_shadow_dropped);
 }
 
-/* A folio's pages inside the shadow, from @pfn: how many. */
-static unsigned long md_shadow_span(struct folio *folio, unsigned long *pfn)
+/* A folio's pages inside the shadow, from bit *@bit: how many. */
+static unsigned long md_shadow_span(struct folio *folio, unsigned long *bit)
 {
-	*pfn = folio_pfn(folio);
-	if (*pfn >= md_shadow_pfns)
+	*bit = folio_pfn(folio);
+	if (*bit >= md_shadow_pfns)
 		return 0;
-	return min(folio_nr_pages(folio), md_shadow_pfns - *pfn);
+	return min(folio_nr_pages(folio), md_shadow_pfns - *bit);
+}
+
+/* @pfn's bit, or -1 outside the shadow. */
+static long md_shadow_bit(unsigned long pfn)
+{
+	return pfn < md_shadow_pfns ? pfn : -1;
 }
 
 void md_shadow_set(struct folio *folio)
 {
-	unsigned long pfn, n;
+	unsigned long bit, n;
 
 	if (!md_shadow)
 		return;
-	for (n = md_shadow_span(folio, &pfn); n; n--)
-		set_bit(pfn++, md_shadow);
+	for (n = md_shadow_span(folio, &bit); n; n--)
+		set_bit(bit++, md_shadow);
 }
 
 /* Clears the folio's bits: whether its first one was set. */
 bool md_shadow_clear(struct folio *folio)
 {
-	unsigned long pfn, n;
+	unsigned long bit, n;
 	bool was;
 
 	if (!md_shadow)
 		return true;
-	n = md_shadow_span(folio, &pfn);
+	n = md_shadow_span(folio, &bit);
 	if (!n)
 		return true;
-	was = test_and_clear_bit(pfn, md_shadow);
+	was = test_and_clear_bit(bit, md_shadow);
 	while (--n)
-		clear_bit(++pfn, md_shadow);
+		clear_bit(++bit, md_shadow);
 	return was;
 }
 
@@ -170,11 +195,11 @@ unsigned long md_shadow_next(unsigned long pfn)
 /* Whether the ledger counts @folio dirty (its first page's bit). */
 bool md_shadow_test(struct folio *folio)
 {
-	unsigned long pfn;
+	unsigned long bit;
 
-	if (!md_shadow || !md_shadow_span(folio, &pfn))
+	if (!md_shadow || !md_shadow_span(folio, &bit))
 		return true;
-	return test_bit(pfn, md_shadow);
+	return test_bit(bit, md_shadow);
 }
 
 /*
@@ -211,7 +236,7 @@ static void md_shadow_describe(struct md_shadow_suspect *s, struct folio *folio,
 		.pfn = folio_pfn(folio), .cgid = cgid, .nid = folio_nid(folio),
 		.probe = probe, .index = folio->index,
 		.dev = host ? host->i_sb->s_dev : 0, .ino = host ? host->i_ino : 0,
-		.gp = get_state_synchronize_rcu(),
+		.gp = get_state_synchronize_rcu(), .queued = jiffies,
 	};
 }
 
@@ -252,19 +277,22 @@ void md_shadow_scan_uncleaned(struct folio *folio, u64 cgid)
 }
 
 /*
- * After the scan's last grace period: every dirtier whose PG_dirty the scan
- * saw has counted by now, so a bit still clear is a page nobody counted.
+ * After the scan's last grace period: a folio whose bit was set meanwhile
+ * was counted after all (the scan lists only folios found so for
+ * uncounted_ms, so this is rare).
  */
 void md_shadow_scan_settle(void)
 {
 	unsigned long flags;
 	unsigned int i, kept = 0;
+	long bit;
 
 	if (!md_shadow)
 		return;
 	raw_spin_lock_irqsave(&md_shadow_lock, flags);
 	for (i = 0; i < md_uncounted.nr; i++) {
-		if (test_bit(md_uncounted.folios[i].pfn, md_shadow)) {
+		bit = md_shadow_bit(md_uncounted.folios[i].pfn);
+		if (bit >= 0 && test_bit(bit, md_shadow)) {
 			md_uncounted.total--;
 			continue;
 		}
@@ -311,8 +339,9 @@ int md_shadow_folios_show(struct seq_file *m)
 
 /*
  * The cleaning of @folio (locked, in the page cache of @mapping) found its
- * bit clear, in memcg @cgid: remember it, to be said after a grace period
- * unless a racing dirtier sets the bit meanwhile.  Any context.
+ * bit clear, in memcg @cgid: remember it, to be said after uncounted_ms
+ * and a grace period unless a racing dirtier sets the bit meanwhile.  Any
+ * context.
  */
 void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 cgid,
 		       const char *probe)
@@ -334,22 +363,55 @@ void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 c
 }
 
 /*
- * Say the suspects whose grace period has passed and whose bit is still
- * clear; keep the younger ones for a later run.
+ * A suspect's cleaning was raced: a dirtier in its gap counted the page
+ * after the cleaning took its count, and set its bit.  If the folio is the
+ * same page and clean now, nobody counts it dirty: its bits are cleared
+ * (else the scan would list it as counted, never cleaned).  A dirtier that
+ * sets PG_dirty after this look counts the page, and sets them again.
+ */
+static void md_shadow_settle_raced(const struct md_shadow_suspect *s)
+{
+	struct page *page = pfn_to_online_page(s->pfn);
+	struct address_space *mapping;
+	struct folio *folio;
+
+	if (!page)
+		return;
+	folio = page_folio(page);
+	if (!folio_try_get(folio))
+		return;
+	if (page_folio(page) == folio && folio_trylock(folio)) {
+		mapping = folio_mapping(folio);
+		if (!folio_test_dirty(folio) && mapping && mapping->host &&
+		    mapping->host->i_ino == s->ino && mapping->host->i_sb->s_dev == s->dev &&
+		    folio->index == s->index && folio_pfn(folio) == s->pfn)
+			md_shadow_clear(folio);
+		folio_unlock(folio);
+	}
+	folio_put(folio);
+}
+
+/*
+ * Say the suspects that waited long enough and whose bit is still clear;
+ * keep the younger ones for a later run.
  */
 static void md_shadow_report_fn(struct work_struct *work)
 {
 	struct md_shadow_suspect batch[MD_SHADOW_PENDING], *s;
+	unsigned long wait = msecs_to_jiffies(READ_ONCE(uncounted_ms));
 	unsigned int i, n = 0, kept = 0;
 	unsigned long flags;
+	long bit;
 
 	raw_spin_lock_irqsave(&md_shadow_lock, flags);
 	for (i = 0; i < md_shadow_nr_pending; i++) {
 		s = &md_shadow_pending[i];
-		if (poll_state_synchronize_rcu(s->gp))
+		if (poll_state_synchronize_rcu(s->gp) &&
+		    time_after_eq(jiffies, s->queued + wait)) {
 			batch[n++] = *s;
-		else
-			md_shadow_pending[kept++] = *s;
+			continue;
+		}
+		md_shadow_pending[kept++] = *s;
 	}
 	md_shadow_nr_pending = kept;
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
@@ -358,7 +420,9 @@ static void md_shadow_report_fn(struct work_struct *work)
 
 	for (i = 0; i < n; i++) {
 		s = &batch[i];
-		if (test_bit(s->pfn, md_shadow)) {	/* a dirtier raced it */
+		bit = md_shadow_bit(s->pfn);
+		if (bit < 0 || test_bit(bit, md_shadow)) {	/* a dirtier raced it */
+			md_shadow_settle_raced(s);
 			atomic_long_inc(&md_shadow_raced);
 			continue;
 		}
