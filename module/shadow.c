@@ -341,7 +341,8 @@ int md_shadow_folios_show(struct seq_file *m)
  * The cleaning of @folio (locked, in the page cache of @mapping) found its
  * bit clear, in memcg @cgid: remember it, to be said after uncounted_ms
  * and a grace period unless a racing dirtier sets the bit meanwhile.  Any
- * context.
+ * context: no grace period is started here (start_poll_synchronize_rcu()
+ * wants interrupts on), the report's work starts it.
  */
 void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 cgid,
 		       const char *probe)
@@ -393,21 +394,28 @@ static void md_shadow_settle_raced(const struct md_shadow_suspect *s)
 
 /*
  * Say the suspects that waited long enough and whose bit is still clear;
- * keep the younger ones for a later run.
+ * keep the younger ones for a later run.  get_state_synchronize_rcu()
+ * starts no grace period, so on an idle machine none may come: while a
+ * suspect waits for one, one is asked for (start_poll_synchronize_rcu()),
+ * at most one request in flight.
  */
 static void md_shadow_report_fn(struct work_struct *work)
 {
+	static unsigned long gp_asked;
+	static bool gp_asking;
 	struct md_shadow_suspect batch[MD_SHADOW_PENDING], *s;
 	unsigned long wait = msecs_to_jiffies(READ_ONCE(uncounted_ms));
 	unsigned int i, n = 0, kept = 0;
+	bool need_gp = false;
 	unsigned long flags;
 	long bit;
 
 	raw_spin_lock_irqsave(&md_shadow_lock, flags);
 	for (i = 0; i < md_shadow_nr_pending; i++) {
 		s = &md_shadow_pending[i];
-		if (poll_state_synchronize_rcu(s->gp) &&
-		    time_after_eq(jiffies, s->queued + wait)) {
+		if (!poll_state_synchronize_rcu(s->gp)) {
+			need_gp = true;
+		} else if (time_after_eq(jiffies, s->queued + wait)) {
 			batch[n++] = *s;
 			continue;
 		}
@@ -415,6 +423,10 @@ static void md_shadow_report_fn(struct work_struct *work)
 	}
 	md_shadow_nr_pending = kept;
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	if (need_gp && (!gp_asking || poll_state_synchronize_rcu(gp_asked))) {
+		gp_asked = start_poll_synchronize_rcu();
+		gp_asking = true;
+	}
 	if (kept)
 		queue_delayed_work(system_unbound_wq, &md_shadow_work, HZ / 10);
 
