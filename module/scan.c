@@ -313,14 +313,27 @@ put:
 	return next;
 }
 
+/*
+ * The shadow's set bits, in runs of MD_SHADOW_RUN pfns: between two
+ * reschedules at most one run is walked (holes of a sparse map included)
+ * and at most 1024 folios looked at.
+ */
+#define MD_SHADOW_RUN	BIT(18)
+
 static void md_scan_shadow(void)
 {
-	unsigned long pfn = 0, looked = 0;
+	unsigned long pfn, end, stop, looked = 0;
 
-	while ((pfn = md_shadow_next(pfn)) != ULONG_MAX) {
-		pfn = md_scan_counted(pfn);
-		if (!(++looked & 1023))
-			md_scan_resched();
+	md_shadow_range(&pfn, &end);
+	while (pfn < end) {
+		stop = min(end, pfn + MD_SHADOW_RUN);
+		while ((pfn = md_shadow_next(pfn, stop)) < stop) {
+			pfn = md_scan_counted(pfn);
+			if (!(++looked & 1023))
+				md_scan_resched();
+		}
+		pfn = max(pfn, stop);
+		md_scan_resched();
 	}
 }
 

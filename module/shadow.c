@@ -27,8 +27,12 @@
  * counted: listed once a scan found them so uncounted_ms after the first,
  * see scan.c) and clean ones whose bit is set (counted, never cleaned).
  *
- * Memory: one bit per page frame up to the last node's end, allocated at
- * load: 32 KiB per GiB of memory.  Bits: any context, atomic operations.
+ * Memory: one bit per page frame from the first node's start to the last
+ * node's end, allocated at load: 32 KiB per GiB of memory where the
+ * physical map has no large holes.  Where it has (pfns spread far beyond
+ * the memory present), one bit per frame of the span would cost mostly
+ * holes: track=1 is refused then (md_shadow_init()).  Bits: any context,
+ * atomic operations.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -58,8 +62,16 @@ MODULE_PARM_DESC(uncounted_ms, "a page dirty and uncounted this long (ms) is a b
 
 #define MD_SHADOW_PENDING	16	/* cleanings awaiting their judgement */
 
+/*
+ * The bitmap may cost this many times what the memory present needs
+ * (holes in the physical map), and at least this much, before track=1 is
+ * refused.
+ */
+#define MD_SHADOW_SPARSE	4
+#define MD_SHADOW_SLACK		(32UL << 20)
+
 static unsigned long *md_shadow;
-static unsigned long md_shadow_pfns;
+static unsigned long md_shadow_base, md_shadow_pfns;	/* the pfns covered */
 
 /* A cleaning of a page whose bit was clear, to be said after a grace period. */
 struct md_shadow_suspect {
@@ -100,20 +112,38 @@ u64 md_uncounted_ns(void)
 	return (u64)READ_ONCE(uncounted_ms) * NSEC_PER_MSEC;
 }
 
+/*
+ * One bit per pfn from the first node's start to the last node's end.
+ * The bitmap is refused where holes would make most of it: a sparse
+ * physical map (nodes far apart) would otherwise take gigabytes for a few
+ * pages of use.  A per-section bitmap would fit any map, at the cost of a
+ * lookup on each bit the probes touch; refusing keeps the probes' cost.
+ */
 int md_shadow_init(void)
 {
+	unsigned long start = ULONG_MAX, end = 0, present = 0, bytes;
 	int nid;
 
 	if (!track)
 		return 0;
-	for_each_online_node(nid)
-		md_shadow_pfns = max(md_shadow_pfns, node_end_pfn(nid));
-	md_shadow = vzalloc(BITS_TO_LONGS(md_shadow_pfns) * sizeof(long));
-	if (!md_shadow) {
-		pr_err("track=1: no memory for the shadow of %lu pages\n", md_shadow_pfns);
-		return -ENOMEM;
+	for_each_online_node(nid) {
+		start = min(start, node_start_pfn(nid));
+		end = max(end, node_end_pfn(nid));
+		present += node_present_pages(nid);
 	}
-	return 0;
+	if (end <= start)
+		return -EINVAL;
+	md_shadow_base = start;
+	md_shadow_pfns = end - start;
+	bytes = BITS_TO_LONGS(md_shadow_pfns) * sizeof(long);
+	if (bytes > max(MD_SHADOW_SPARSE * BITS_TO_LONGS(present) * sizeof(long),
+			MD_SHADOW_SLACK)) {
+		pr_err("track=1: the physical map spans %lu pages for %lu present: a shadow of %lu KiB would be mostly holes\n",
+		       md_shadow_pfns, present, bytes >> 10);
+		return -E2BIG;
+	}
+	md_shadow = vzalloc(bytes);
+	return md_shadow ? 0 : -ENOMEM;
 }
 
 void md_shadow_exit(void)
@@ -138,16 +168,20 @@ void md_shadow_stats(struct md_shadow_stats *st)
 /* A folio's pages inside the shadow, from bit *@bit: how many. */
 static unsigned long md_shadow_span(struct folio *folio, unsigned long *bit)
 {
-	*bit = folio_pfn(folio);
-	if (*bit >= md_shadow_pfns)
+	unsigned long pfn = folio_pfn(folio);
+
+	if (pfn < md_shadow_base || pfn - md_shadow_base >= md_shadow_pfns)
 		return 0;
+	*bit = pfn - md_shadow_base;
 	return min(folio_nr_pages(folio), md_shadow_pfns - *bit);
 }
 
 /* @pfn's bit, or -1 outside the shadow. */
 static long md_shadow_bit(unsigned long pfn)
 {
-	return pfn < md_shadow_pfns ? pfn : -1;
+	if (pfn < md_shadow_base || pfn - md_shadow_base >= md_shadow_pfns)
+		return -1;
+	return pfn - md_shadow_base;
 }
 
 void md_shadow_set(struct folio *folio)
@@ -183,13 +217,29 @@ void md_shadow_move(struct folio *src, struct folio *dst)
 		md_shadow_set(dst);
 }
 
-/* The first page frame from @pfn on whose bit is set, or ULONG_MAX. */
-unsigned long md_shadow_next(unsigned long pfn)
+/* The pfns the shadow covers: [*@start, *@end); empty without it. */
+void md_shadow_range(unsigned long *start, unsigned long *end)
 {
-	if (!md_shadow || pfn >= md_shadow_pfns)
-		return ULONG_MAX;
-	pfn = find_next_bit(md_shadow, md_shadow_pfns, pfn);
-	return pfn < md_shadow_pfns ? pfn : ULONG_MAX;
+	*start = md_shadow_base;
+	*end = md_shadow ? md_shadow_base + md_shadow_pfns : md_shadow_base;
+}
+
+/*
+ * The first page frame in [@pfn, @end) whose bit is set, or @end: a
+ * caller bounds the walk between its reschedules with @end.
+ */
+unsigned long md_shadow_next(unsigned long pfn, unsigned long end)
+{
+	unsigned long bit;
+
+	if (!md_shadow || pfn >= end)
+		return end;
+	pfn = max(pfn, md_shadow_base);
+	end = min(end, md_shadow_base + md_shadow_pfns);
+	if (pfn >= end)
+		return end;
+	bit = find_next_bit(md_shadow, end - md_shadow_base, pfn - md_shadow_base);
+	return md_shadow_base + bit;
 }
 
 /* Whether the ledger counts @folio dirty (its first page's bit). */
