@@ -449,11 +449,12 @@ static atomic_t md_zoo_gap_open;
  * which also tags the folio dirty in the page cache.  Here the folio is
  * unlocked and the task sleeps in between, outside any RCU section.  The
  * count is then made through the kernel's own path (folio_mark_dirty(),
- * under the folio lock, with PG_dirty clear for a moment), and if a
- * cleaner cleared PG_dirty meanwhile (and took the count it had not yet
- * been given), PG_dirty is cleared again: __folio_mark_dirty() counts
- * and tags without looking at PG_dirty.  Truncated meanwhile: no count,
- * as there.  @folio is locked and referenced, and is again on return.
+ * under the folio lock, with PG_dirty clear for a moment).  If a cleaner
+ * cleared PG_dirty meanwhile (and took the count it had not yet been
+ * given), the folio is counted and tagged as __folio_mark_dirty() does,
+ * without looking at PG_dirty (filemap_dirty_folio(), then PG_dirty
+ * cleared again).  Truncated meanwhile: no count, as there.  @folio is
+ * locked and referenced, and is again on return.
  */
 static noinline int md_zoo_gap(struct folio *folio, unsigned int ms)
 {
@@ -467,11 +468,13 @@ static noinline int md_zoo_gap(struct folio *folio, unsigned int ms)
 	msleep(ms);
 	folio_lock(folio);
 	cleaned = !folio_test_dirty(folio);
-	if (folio->mapping == mapping) {
+	if (folio->mapping == mapping && !cleaned) {
 		folio_clear_dirty(folio);
 		folio_mark_dirty(folio);
-		if (cleaned)
-			folio_clear_dirty(folio);
+	} else if (folio->mapping == mapping) {
+		/* the count and the tag alone: no dirty buffers on a clean folio */
+		filemap_dirty_folio(mapping, folio);
+		folio_clear_dirty(folio);
 	}
 	atomic_set(&md_zoo_gap_open, 0);
 	return 0;
