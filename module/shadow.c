@@ -84,6 +84,7 @@ struct md_shadow_suspect {
 	pgoff_t index;
 	unsigned long gp;	/* get_state_synchronize_rcu() when queued */
 	unsigned long queued;	/* jiffies */
+	bool raced;		/* a dirtier set its bit since */
 };
 
 static DEFINE_RAW_SPINLOCK(md_shadow_lock);	/* the pending cleanings */
@@ -184,14 +185,41 @@ static long md_shadow_bit(unsigned long pfn)
 	return pfn - md_shadow_base;
 }
 
+/*
+ * A dirtier set the bits of @nr pages from @pfn while cleanings wait to be
+ * judged: those of these pages were raced, whatever their bit says when
+ * judged (a later cleaning may have cleared it again).
+ */
+static void md_shadow_note_raced(unsigned long pfn, unsigned long nr)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	for (i = 0; i < md_shadow_nr_pending; i++)
+		if (md_shadow_pending[i].pfn - pfn < nr)
+			md_shadow_pending[i].raced = true;
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+}
+
+/*
+ * Sets the folio's bits.  While no cleaning waits to be judged (nearly
+ * always), that costs a probe one more load and branch.  The barrier
+ * pairs with the one in md_shadow_suspect(): either a suspect queued
+ * before sees the bit, or this sees the suspect.
+ */
 void md_shadow_set(struct folio *folio)
 {
-	unsigned long bit, n;
+	unsigned long bit, n, nr;
 
 	if (!md_shadow)
 		return;
-	for (n = md_shadow_span(folio, &bit); n; n--)
+	nr = md_shadow_span(folio, &bit);
+	for (n = nr; n; n--)
 		set_bit(bit++, md_shadow);
+	smp_mb__after_atomic();	/* the bits before the count: md_shadow_suspect() */
+	if (unlikely(READ_ONCE(md_shadow_nr_pending)) && nr)
+		md_shadow_note_raced(folio_pfn(folio), nr);
 }
 
 /* Clears the folio's bits: whether its first one was set. */
@@ -407,8 +435,11 @@ void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 c
 		atomic_long_inc(&md_shadow_dropped);
 		return;
 	}
-	s = &md_shadow_pending[md_shadow_nr_pending++];
+	s = &md_shadow_pending[md_shadow_nr_pending];
 	md_shadow_describe(s, folio, mapping, cgid, probe);
+	WRITE_ONCE(md_shadow_nr_pending, md_shadow_nr_pending + 1);
+	smp_mb();	/* pairs with md_shadow_set(): the count before the bit */
+	s->raced = md_shadow_test(folio);
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
 	irq_work_queue(&md_shadow_irq_work);
 }
@@ -471,7 +502,7 @@ static void md_shadow_report_fn(struct work_struct *work)
 		}
 		md_shadow_pending[kept++] = *s;
 	}
-	md_shadow_nr_pending = kept;
+	WRITE_ONCE(md_shadow_nr_pending, kept);
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
 	if (need_gp && (!gp_asking || poll_state_synchronize_rcu(gp_asked))) {
 		gp_asked = start_poll_synchronize_rcu();
@@ -483,7 +514,7 @@ static void md_shadow_report_fn(struct work_struct *work)
 	for (i = 0; i < n; i++) {
 		s = &batch[i];
 		bit = md_shadow_bit(s->pfn);
-		if (bit < 0 || test_bit(bit, md_shadow)) {	/* a dirtier raced it */
+		if (s->raced || bit < 0 || test_bit(bit, md_shadow)) {	/* a dirtier raced it */
 			md_shadow_settle_raced(s);
 			atomic_long_inc(&md_shadow_raced);
 			continue;
