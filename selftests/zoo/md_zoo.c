@@ -576,20 +576,27 @@ static int md_zoo_cmd_folio(char **argv)
 	return err;
 }
 
-/* gap FILE INDEX MS: the folio is held referenced, its memcg not needed */
+/*
+ * gap FILE INDEX MS: the folio is held referenced, its memcg not needed.
+ * It sleeps without md_zoo_mutex, which it touches nothing under, so
+ * that other commands (clean_io) run meanwhile.
+ */
 static int md_zoo_cmd_gap(char **argv)
 {
 	struct md_zoo_target t;
 	unsigned int ms;
 	int err;
 
+	lockdep_assert_held(&md_zoo_mutex);
 	if (kstrtouint(argv[3], 0, &ms) || ms > 60000)
 		return -EINVAL;
+	mutex_unlock(&md_zoo_mutex);
 	err = md_zoo_target_get(&t, argv[1], argv[2], true);
-	if (err)
-		return err;
-	err = md_zoo_gap(t.folio, ms);
-	md_zoo_target_put(&t);
+	if (!err) {
+		err = md_zoo_gap(t.folio, ms);
+		md_zoo_target_put(&t);
+	}
+	mutex_lock(&md_zoo_mutex);
 	return err;
 }
 
@@ -680,13 +687,12 @@ static const struct md_zoo_cmd {
 	const char *verb;
 	int nargs;
 	int (*run)(char **argv);
-	bool unlocked;		/* runs without md_zoo_mutex (it sleeps) */
 } md_zoo_cmds[] = {
 	{ "dirty_unaccounted",	2, md_zoo_cmd_folio },
 	{ "clean_unaccounted",	2, md_zoo_cmd_folio },
 	{ "clean_twice",	2, md_zoo_cmd_folio },
 	{ "clean_io",		2, md_zoo_cmd_folio },
-	{ "gap",		3, md_zoo_cmd_gap, true },
+	{ "gap",		3, md_zoo_cmd_gap },
 	{ "wrong_memcg",	4, md_zoo_cmd_wrong_memcg },
 	{ "phantom",		2, md_zoo_cmd_folio },
 	{ "migrate_keep",	1, md_zoo_cmd_migrate_keep },
@@ -717,20 +723,15 @@ static ssize_t md_zoo_trigger_write(struct file *file, const char __user *ubuf,
 	}
 	if (!argc)
 		return -EINVAL;
+	mutex_lock(&md_zoo_mutex);
 	for (i = 0; i < ARRAY_SIZE(md_zoo_cmds); i++) {
 		if (strcmp(argv[0], md_zoo_cmds[i].verb))
 			continue;
-		if (argc != md_zoo_cmds[i].nargs + 1)
-			break;
-		if (md_zoo_cmds[i].unlocked) {
+		if (argc == md_zoo_cmds[i].nargs + 1)
 			err = md_zoo_cmds[i].run(argv);
-			break;
-		}
-		mutex_lock(&md_zoo_mutex);
-		err = md_zoo_cmds[i].run(argv);
-		mutex_unlock(&md_zoo_mutex);
 		break;
 	}
+	mutex_unlock(&md_zoo_mutex);
 	return err ?: len;
 }
 
