@@ -35,7 +35,10 @@ md_hold_writeback
 # no flusher at all: the pages must stay as the test leaves them
 echo 360000 > /proc/sys/vm/dirty_writeback_centisecs
 md_mkcg md_gap
-md_in_cg md_gap dd if=/dev/zero of="$W/g" bs=4096 count=4 2> /dev/null
+# one page per write, so one page per folio
+for i in 0 1 2 3; do
+	md_in_cg md_gap dd if=/dev/zero of="$W/g" bs=4096 count=1 seek=$i conv=notrunc 2> /dev/null
+done
 sync
 if ! md_check "md_zoo loads" insmod "$zoo_ko"; then
 	md_finish
