@@ -348,10 +348,24 @@ void md_shadow_scan_uncounted(struct folio *folio, u64 cgid)
 	md_shadow_list_add(&md_uncounted, folio, cgid);
 }
 
-/* The scan found @folio (locked) clean in a synced memcg, with its bit set. */
+/*
+ * The scan found @folio (locked) clean in a synced memcg, with its bit
+ * set.  Not listed while a cleaning of it waits to be judged: a dirtier
+ * that raced that cleaning set the bit, which the judgement clears.
+ */
 void md_shadow_scan_uncleaned(struct folio *folio, u64 cgid)
 {
-	md_shadow_list_add(&md_uncleaned, folio, cgid);
+	unsigned long pfn = folio_pfn(folio), flags;
+	bool judged = true;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	for (i = 0; i < md_shadow_nr_pending; i++)
+		if (md_shadow_pending[i].pfn == pfn)
+			judged = false;
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	if (judged)
+		md_shadow_list_add(&md_uncleaned, folio, cgid);
 }
 
 /*

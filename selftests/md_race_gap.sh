@@ -104,6 +104,9 @@ md_check "3: the gap was still open after the cleaning" gap_open
 s0=$(version_n shadow_suspects)
 md_eq "3: the shadow suspects the cleaning" 1 "$s0"
 wait "$gap_pid"
+echo scan > "$MD/control"
+md_eq "3: while the suspect waits, folios lists the page on neither side" "0 0" \
+	"$(folios_n uncounted) $(folios_n uncleaned)"
 # the page dirtied and cleaned once more, while the suspect waits
 md_in_cg md_gap dd if=/dev/zero of="$W/g" bs=4096 count=1 seek=2 conv=notrunc 2> /dev/null
 md_check "3: then dirtied and cleaned again" sh -c "echo 'clean_io $W/g 2' > $Z/trigger"
