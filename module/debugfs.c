@@ -366,6 +366,8 @@ static int md_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "scan_ms %llu\n", div_u64(md_last_scan.duration_ns, NSEC_PER_MSEC));
 	seq_printf(m, "scan_dirty %ld\nscan_busy %ld\nscan_uncharged %ld\n",
 		   md_last_scan.dirty, md_last_scan.busy, md_last_scan.uncharged);
+	seq_printf(m, "scan_untagged %ld\nscan_never_counted %ld\n",
+		   md_last_scan.untagged, md_last_scan.never_counted);
 	mutex_unlock(&md_mutex);
 	return 0;
 }

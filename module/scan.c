@@ -5,6 +5,18 @@
  * write back, large folios once as head x nr.  Also resynchronises ledger
  * entries whose starting point is unknown (loaded while pages were dirty),
  * retried by a delayed work item with backoff while any is left.
+ *
+ * A dirty folio counts only once the kernel has counted it: its dirtier
+ * sets PG_dirty first (folio_test_set_dirty(), on a folio it need not
+ * hold locked) and counts it later, in __folio_mark_dirty(), which also
+ * tags it PAGECACHE_TAG_DIRTY in the same i_pages critical section.  In
+ * between the dirtier may be preempted for any time: where
+ * folio_memcg_lock() is empty (CONFIG_MEMCG_V1=n, every kernel from 6.13)
+ * nothing there is an RCU reader, so no grace period waits for it.  The
+ * scan reads the tag under the i_pages lock: a dirty folio without it is
+ * not counted yet ("untagged"), by the kernel, the ledger or the scan.
+ * One that stays so for uncounted_ms (shadow.c) is a page dirty and never
+ * counted: listed by the shadow (track=1), counted in scan_never_counted.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +33,26 @@
 #include "shadow.h"
 
 struct md_scan_info md_last_scan;
+
+/*
+ * Dirty folios a scan could not yet call uncounted, with when the scans
+ * first found each so: untagged ones, and tagged ones of synced memcgs
+ * whose shadow bit is clear (the residual window of md_scan_tagged()).
+ * Two tables (the last scan's, this scan's), md_mutex.  A folio is the
+ * same one if its pfn, mapping and index are.  Beyond MD_UNTAGGED_MAX a
+ * folio is not followed, so not said by this scan (a later one finds it).
+ */
+#define MD_UNTAGGED_MAX	64
+
+struct md_untagged {
+	unsigned long pfn;
+	struct address_space *mapping;	/* compared, never followed */
+	pgoff_t index;
+	u64 since_ns;
+};
+
+static struct md_untagged md_untagged[2][MD_UNTAGGED_MAX];
+static unsigned int md_untagged_nr[2], md_untagged_cur;
 
 /*
  * Whether an unlocked folio may be a dirty-accounted one, read without the
@@ -64,6 +96,79 @@ static void md_scan_busy(struct folio *folio, struct md_scan_info *info)
 }
 
 /*
+ * Whether the kernel has counted @folio (locked, dirty, on @mapping) dirty:
+ * its dirty tag, set with the count under the i_pages lock.  Taking the
+ * lock orders the count, and the probe that saw it, before what the scan
+ * does next.  One residual window: the tag stays on a folio that
+ * folio_clear_dirty_for_io() cleaned until its writeback starts, so a
+ * folio redirtied in between, by a dirtier then preempted in its gap past
+ * the writeback's start, is counted here before the kernel counts it.
+ */
+static bool md_scan_tagged(struct folio *folio, struct address_space *mapping)
+{
+	unsigned long flags;
+	bool tagged;
+
+	xa_lock_irqsave(&mapping->i_pages, flags);
+	tagged = xa_get_mark(&mapping->i_pages, folio->index, PAGECACHE_TAG_DIRTY);
+	xa_unlock_irqrestore(&mapping->i_pages, flags);
+	return tagged;
+}
+
+/*
+ * Whether the scans have found @folio (locked) as it is now for
+ * uncounted_ms: no dirtier's gap is taken to last that long.  Follows it
+ * in this scan's table, from when the last scan's has it.
+ */
+static bool md_untagged_stays(struct folio *folio, struct address_space *mapping)
+{
+	const struct md_untagged *last = md_untagged[!md_untagged_cur];
+	unsigned long pfn = folio_pfn(folio);
+	u64 now = ktime_get_ns(), since = now;
+	struct md_untagged *u;
+	unsigned int i;
+
+	for (i = 0; i < md_untagged_nr[!md_untagged_cur]; i++) {
+		if (last[i].pfn == pfn && last[i].mapping == mapping &&
+		    last[i].index == folio->index) {
+			since = last[i].since_ns;
+			break;
+		}
+	}
+	if (md_untagged_nr[md_untagged_cur] == MD_UNTAGGED_MAX)
+		return false;
+	u = &md_untagged[md_untagged_cur][md_untagged_nr[md_untagged_cur]++];
+	*u = (struct md_untagged) {
+		.pfn = pfn, .mapping = mapping, .index = folio->index, .since_ns = since,
+	};
+	return now - since >= md_uncounted_ns();
+}
+
+/* A new scan: the last one's table is the one to look things up in. */
+static void md_untagged_begin(void)
+{
+	md_untagged_cur = !md_untagged_cur;
+	md_untagged_nr[md_untagged_cur] = 0;
+}
+
+/*
+ * @folio (locked) is dirty and untagged: not counted by anyone yet, so
+ * not by the scan either.  Once it stayed so, a page never counted.
+ */
+static void md_scan_untagged(struct folio *folio, struct address_space *mapping,
+			     struct md_entry *e, struct md_scan_info *info)
+{
+	long nr = folio_nr_pages(folio);
+
+	info->untagged += nr;
+	if (!md_untagged_stays(folio, mapping))
+		return;
+	info->never_counted += nr;
+	if (e && READ_ONCE(e->synced))
+		md_shadow_scan_uncounted(folio, e->cgid);
+}
+
+/*
  * Count one candidate.  A reference keeps the folio from being freed and a
  * trylock keeps mapping, memcg and node still (truncation, migration and v1
  * charge moving all hold the folio lock); a folio we cannot lock is counted
@@ -72,6 +177,7 @@ static void md_scan_busy(struct folio *folio, struct md_scan_info *info)
 static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 {
 	struct folio *folio = page_folio(page);
+	struct address_space *mapping;
 	unsigned long skip = 0;
 	struct mem_cgroup *memcg;
 	struct md_entry *e;
@@ -95,14 +201,19 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 	}
 	nr = folio_nr_pages(folio);
 	skip = nr - 1;
+	mapping = folio_mapping(folio);
 	if (folio_test_dirty(folio) && !folio_test_anon(folio) &&
-	    md_mapping_accounts_dirty(folio_mapping(folio))) {
+	    md_mapping_accounts_dirty(mapping)) {
 		memcg = folio_memcg(folio);
 		e = memcg ? md_entry_get(memcg, GFP_ATOMIC) : NULL;
+		if (!md_scan_tagged(folio, mapping)) {
+			md_scan_untagged(folio, mapping, e, info);
+			goto unlock;
+		}
 		/* dirtied before the ledger knew: its shadow starts here */
 		if (!e || !READ_ONCE(e->synced))
 			md_shadow_set(folio);
-		else if (!md_shadow_test(folio))
+		else if (!md_shadow_test(folio) && md_untagged_stays(folio, mapping))
 			md_shadow_scan_uncounted(folio, e->cgid);
 		if (e)
 			e->scan[folio_nid(folio)] += nr;
@@ -112,6 +223,7 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 			info->uncharged += nr;
 		info->dirty += nr;
 	}
+unlock:
 	folio_unlock(folio);
 put:
 	folio_put(folio);
@@ -201,14 +313,27 @@ put:
 	return next;
 }
 
+/*
+ * The shadow's set bits, in runs of MD_SHADOW_RUN pfns: between two
+ * reschedules at most one run is walked (holes of a sparse map included)
+ * and at most 1024 folios looked at.
+ */
+#define MD_SHADOW_RUN	BIT(18)
+
 static void md_scan_shadow(void)
 {
-	unsigned long pfn = 0, looked = 0;
+	unsigned long pfn, end, stop, looked = 0;
 
-	while ((pfn = md_shadow_next(pfn)) != ULONG_MAX) {
-		pfn = md_scan_counted(pfn);
-		if (!(++looked & 1023))
-			md_scan_resched();
+	md_shadow_range(&pfn, &end);
+	while (pfn < end) {
+		stop = min(end, pfn + MD_SHADOW_RUN);
+		while ((pfn = md_shadow_next(pfn, stop)) < stop) {
+			pfn = md_scan_counted(pfn);
+			if (!(++looked & 1023))
+				md_scan_resched();
+		}
+		pfn = max(pfn, stop);
+		md_scan_resched();
 	}
 }
 
@@ -218,13 +343,16 @@ static void md_scan_shadow(void)
  * return probe's window was open at either end.
  *
  * The dirtied and cancelled probes fire inside the RCU read-side section
- * (i_pages lock, folio_memcg_lock(), unlocked_inode_to_wb_begin()) in
- * which the kernel flips PG_dirty and updates its own counter.  A grace
- * period after taking each entry's sequence ends every such update begun
- * before; one after the pass ends every update whose PG_dirty the pass saw.
- * So an update half done at either end shows as a moved sequence, never as
- * a page counted by one view only.  Each sequence taken here also serves
- * check.c as a reference taken before a grace period (seq_ref).
+ * (i_pages lock, unlocked_inode_to_wb_begin()) in which the kernel updates
+ * its own counter.  A grace period after taking each entry's sequence ends
+ * every such update begun before; one after the pass ends every update
+ * the pass saw half done.  A dirtier's PG_dirty is no such update: it may
+ * be set long before the count, outside any RCU section (see the top of
+ * this file), so the pass counts a dirty folio only once it is tagged,
+ * which it reads under the lock that counted it.  So an update half done
+ * at either end shows as a moved sequence, never as a page counted by one
+ * view only.  Each sequence taken here also serves check.c as a reference
+ * taken before a grace period (seq_ref).
  */
 void md_scan(void)
 {
@@ -245,6 +373,7 @@ void md_scan(void)
 	synchronize_rcu();
 
 	md_shadow_scan_begin();
+	md_untagged_begin();
 	start = ktime_get_ns();
 	rcu_read_lock();
 	for_each_online_node(nid)

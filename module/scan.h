@@ -17,6 +17,8 @@ struct md_scan_info {
 	long busy;			/* dirty folios locked by someone: skipped */
 	long uncharged;			/* dirty pages charged to no memcg */
 	long unattributed;		/* memcg had no entry and the pool was empty */
+	long untagged;			/* dirty, not counted yet by the kernel: skipped */
+	long never_counted;		/* of them, so for uncounted_ms */
 };
 
 extern struct md_scan_info md_last_scan;

@@ -10,16 +10,29 @@
  * A cleaning of a folio whose bit is clear, in a synced memcg, is the
  * cleaning of a page nobody counted dirty: the kernel decrements what it
  * never incremented (the 4.2 bug's class).  It is said with the page's
- * file and index, once a grace period has passed: a dirtier racing the
- * cleaning (PG_dirty set, then counted a moment later) sets the bit
- * meanwhile, and is no bug.
+ * file and index unless a dirtier racing the cleaning sets the bit first:
+ * a dirtier sets PG_dirty, and counts it later (__folio_mark_dirty()),
+ * and a cleaning in between takes a count not yet given.  No grace period
+ * bounds that gap: where folio_memcg_lock() is empty (CONFIG_MEMCG_V1=n,
+ * every kernel from 6.13) it is outside any RCU section, and a dirtier
+ * preempted there (PREEMPT_RT, preempt=full) stays in it as long as it is
+ * kept off its CPU.  So a suspect waits uncounted_ms, and a grace period
+ * (the probes' own sections), before it is said; a dirtier kept off its
+ * CPU longer than that is said as a bug (the trade-off: a real one is said
+ * uncounted_ms late).  A raced cleaning leaves the page clean and counted
+ * by the dirtier: its bit, which that count set, is cleared again.
  *
  * Each page scan also lists both sides of a disagreement by page (debugfs
  * "folios"): dirty folios of synced memcgs whose bit is clear (dirty, never
- * counted) and clean ones whose bit is set (counted, never cleaned).
+ * counted: listed once a scan found them so uncounted_ms after the first,
+ * see scan.c) and clean ones whose bit is set (counted, never cleaned).
  *
- * Memory: one bit per page frame up to the last node's end, allocated at
- * load: 32 KiB per GiB of memory.  Bits: any context, atomic operations.
+ * Memory: one bit per page frame from the first node's start to the last
+ * node's end, allocated at load: 32 KiB per GiB of memory where the
+ * physical map has no large holes.  Where it has (pfns spread far beyond
+ * the memory present), one bit per frame of the span would cost mostly
+ * holes: track=1 is refused then (md_shadow_init()).  Bits: any context,
+ * atomic operations.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -43,10 +56,22 @@ static bool track;
 module_param(track, bool, 0400);
 MODULE_PARM_DESC(track, "keep one bit per page of what the ledger counts dirty, to name the page of a cleaning never counted");
 
-#define MD_SHADOW_PENDING	16	/* cleanings awaiting their grace period */
+static unsigned int uncounted_ms = 10000;
+module_param(uncounted_ms, uint, 0600);
+MODULE_PARM_DESC(uncounted_ms, "a page dirty and uncounted this long (ms) is a bug, not a dirtier between setting PG_dirty and counting it");
+
+#define MD_SHADOW_PENDING	16	/* cleanings awaiting their judgement */
+
+/*
+ * The bitmap may cost this many times what the memory present needs
+ * (holes in the physical map), and at least this much, before track=1 is
+ * refused.
+ */
+#define MD_SHADOW_SPARSE	4
+#define MD_SHADOW_SLACK		(32UL << 20)
 
 static unsigned long *md_shadow;
-static unsigned long md_shadow_pfns;
+static unsigned long md_shadow_base, md_shadow_pfns;	/* the pfns covered */
 
 /* A cleaning of a page whose bit was clear, to be said after a grace period. */
 struct md_shadow_suspect {
@@ -58,6 +83,8 @@ struct md_shadow_suspect {
 	unsigned long ino;
 	pgoff_t index;
 	unsigned long gp;	/* get_state_synchronize_rcu() when queued */
+	unsigned long queued;	/* jiffies */
+	bool raced;		/* a dirtier set its bit since */
 };
 
 static DEFINE_RAW_SPINLOCK(md_shadow_lock);	/* the pending cleanings */
@@ -81,20 +108,43 @@ bool md_shadow_enabled(void)
 	return md_shadow;
 }
 
+u64 md_uncounted_ns(void)
+{
+	return (u64)READ_ONCE(uncounted_ms) * NSEC_PER_MSEC;
+}
+
+/*
+ * One bit per pfn from the first node's start to the last node's end.
+ * The bitmap is refused where holes would make most of it: a sparse
+ * physical map (nodes far apart) would otherwise take gigabytes for a few
+ * pages of use.  A per-section bitmap would fit any map, at the cost of a
+ * lookup on each bit the probes touch; refusing keeps the probes' cost.
+ */
 int md_shadow_init(void)
 {
+	unsigned long start = ULONG_MAX, end = 0, present = 0, bytes;
 	int nid;
 
 	if (!track)
 		return 0;
-	for_each_online_node(nid)
-		md_shadow_pfns = max(md_shadow_pfns, node_end_pfn(nid));
-	md_shadow = vzalloc(BITS_TO_LONGS(md_shadow_pfns) * sizeof(long));
-	if (!md_shadow) {
-		pr_err("track=1: no memory for the shadow of %lu pages\n", md_shadow_pfns);
-		return -ENOMEM;
+	for_each_online_node(nid) {
+		start = min(start, node_start_pfn(nid));
+		end = max(end, node_end_pfn(nid));
+		present += node_present_pages(nid);
 	}
-	return 0;
+	if (end <= start)
+		return -EINVAL;
+	md_shadow_base = start;
+	md_shadow_pfns = end - start;
+	bytes = BITS_TO_LONGS(md_shadow_pfns) * sizeof(long);
+	if (bytes > max(MD_SHADOW_SPARSE * BITS_TO_LONGS(present) * sizeof(long),
+			MD_SHADOW_SLACK)) {
+		pr_err("track=1: the physical map spans %lu pages for %lu present: a shadow of %lu KiB would be mostly holes\n",
+		       md_shadow_pfns, present, bytes >> 10);
+		return -E2BIG;
+	}
+	md_shadow = vzalloc(bytes);
+	return md_shadow ? 0 : -ENOMEM;
 }
 
 void md_shadow_exit(void)
@@ -116,39 +166,76 @@ void md_shadow_stats(struct md_shadow_stats *st)
 	st->dropped = atomic_long_read(&md_shadow_dropped);
 }
 
-/* A folio's pages inside the shadow, from @pfn: how many. */
-static unsigned long md_shadow_span(struct folio *folio, unsigned long *pfn)
+/* A folio's pages inside the shadow, from bit *@bit: how many. */
+static unsigned long md_shadow_span(struct folio *folio, unsigned long *bit)
 {
-	*pfn = folio_pfn(folio);
-	if (*pfn >= md_shadow_pfns)
+	unsigned long pfn = folio_pfn(folio);
+
+	if (pfn < md_shadow_base || pfn - md_shadow_base >= md_shadow_pfns)
 		return 0;
-	return min(folio_nr_pages(folio), md_shadow_pfns - *pfn);
+	*bit = pfn - md_shadow_base;
+	return min(folio_nr_pages(folio), md_shadow_pfns - *bit);
 }
 
+/* @pfn's bit, or -1 outside the shadow. */
+static long md_shadow_bit(unsigned long pfn)
+{
+	if (pfn < md_shadow_base || pfn - md_shadow_base >= md_shadow_pfns)
+		return -1;
+	return pfn - md_shadow_base;
+}
+
+/*
+ * A dirtier set the bits of @nr pages from @pfn while cleanings wait to be
+ * judged: those of these pages were raced, whatever their bit says when
+ * judged (a later cleaning may have cleared it again).
+ */
+static void md_shadow_note_raced(unsigned long pfn, unsigned long nr)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	for (i = 0; i < md_shadow_nr_pending; i++)
+		if (md_shadow_pending[i].pfn - pfn < nr)
+			md_shadow_pending[i].raced = true;
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+}
+
+/*
+ * Sets the folio's bits.  While no cleaning waits to be judged (nearly
+ * always), that costs a probe one more load and branch.  The barrier
+ * pairs with the one in md_shadow_suspect(): either a suspect queued
+ * before sees the bit, or this sees the suspect.
+ */
 void md_shadow_set(struct folio *folio)
 {
-	unsigned long pfn, n;
+	unsigned long bit, n, nr;
 
 	if (!md_shadow)
 		return;
-	for (n = md_shadow_span(folio, &pfn); n; n--)
-		set_bit(pfn++, md_shadow);
+	nr = md_shadow_span(folio, &bit);
+	for (n = nr; n; n--)
+		set_bit(bit++, md_shadow);
+	smp_mb__after_atomic();	/* the bits before the count: md_shadow_suspect() */
+	if (unlikely(READ_ONCE(md_shadow_nr_pending)) && nr)
+		md_shadow_note_raced(folio_pfn(folio), nr);
 }
 
 /* Clears the folio's bits: whether its first one was set. */
 bool md_shadow_clear(struct folio *folio)
 {
-	unsigned long pfn, n;
+	unsigned long bit, n;
 	bool was;
 
 	if (!md_shadow)
 		return true;
-	n = md_shadow_span(folio, &pfn);
+	n = md_shadow_span(folio, &bit);
 	if (!n)
 		return true;
-	was = test_and_clear_bit(pfn, md_shadow);
+	was = test_and_clear_bit(bit, md_shadow);
 	while (--n)
-		clear_bit(++pfn, md_shadow);
+		clear_bit(++bit, md_shadow);
 	return was;
 }
 
@@ -158,23 +245,39 @@ void md_shadow_move(struct folio *src, struct folio *dst)
 		md_shadow_set(dst);
 }
 
-/* The first page frame from @pfn on whose bit is set, or ULONG_MAX. */
-unsigned long md_shadow_next(unsigned long pfn)
+/* The pfns the shadow covers: [*@start, *@end); empty without it. */
+void md_shadow_range(unsigned long *start, unsigned long *end)
 {
-	if (!md_shadow || pfn >= md_shadow_pfns)
-		return ULONG_MAX;
-	pfn = find_next_bit(md_shadow, md_shadow_pfns, pfn);
-	return pfn < md_shadow_pfns ? pfn : ULONG_MAX;
+	*start = md_shadow_base;
+	*end = md_shadow ? md_shadow_base + md_shadow_pfns : md_shadow_base;
+}
+
+/*
+ * The first page frame in [@pfn, @end) whose bit is set, or @end: a
+ * caller bounds the walk between its reschedules with @end.
+ */
+unsigned long md_shadow_next(unsigned long pfn, unsigned long end)
+{
+	unsigned long bit;
+
+	if (!md_shadow || pfn >= end)
+		return end;
+	pfn = max(pfn, md_shadow_base);
+	end = min(end, md_shadow_base + md_shadow_pfns);
+	if (pfn >= end)
+		return end;
+	bit = find_next_bit(md_shadow, end - md_shadow_base, pfn - md_shadow_base);
+	return md_shadow_base + bit;
 }
 
 /* Whether the ledger counts @folio dirty (its first page's bit). */
 bool md_shadow_test(struct folio *folio)
 {
-	unsigned long pfn;
+	unsigned long bit;
 
-	if (!md_shadow || !md_shadow_span(folio, &pfn))
+	if (!md_shadow || !md_shadow_span(folio, &bit))
 		return true;
-	return test_bit(pfn, md_shadow);
+	return test_bit(bit, md_shadow);
 }
 
 /*
@@ -211,7 +314,7 @@ static void md_shadow_describe(struct md_shadow_suspect *s, struct folio *folio,
 		.pfn = folio_pfn(folio), .cgid = cgid, .nid = folio_nid(folio),
 		.probe = probe, .index = folio->index,
 		.dev = host ? host->i_sb->s_dev : 0, .ino = host ? host->i_ino : 0,
-		.gp = get_state_synchronize_rcu(),
+		.gp = get_state_synchronize_rcu(), .queued = jiffies,
 	};
 }
 
@@ -245,26 +348,43 @@ void md_shadow_scan_uncounted(struct folio *folio, u64 cgid)
 	md_shadow_list_add(&md_uncounted, folio, cgid);
 }
 
-/* The scan found @folio (locked) clean in a synced memcg, with its bit set. */
+/*
+ * The scan found @folio (locked) clean in a synced memcg, with its bit
+ * set.  Not listed while a cleaning of it waits to be judged: a dirtier
+ * that raced that cleaning set the bit, which the judgement clears.
+ */
 void md_shadow_scan_uncleaned(struct folio *folio, u64 cgid)
 {
-	md_shadow_list_add(&md_uncleaned, folio, cgid);
+	unsigned long pfn = folio_pfn(folio), flags;
+	bool judged = true;
+	unsigned int i;
+
+	raw_spin_lock_irqsave(&md_shadow_lock, flags);
+	for (i = 0; i < md_shadow_nr_pending; i++)
+		if (md_shadow_pending[i].pfn == pfn)
+			judged = false;
+	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	if (judged)
+		md_shadow_list_add(&md_uncleaned, folio, cgid);
 }
 
 /*
- * After the scan's last grace period: every dirtier whose PG_dirty the scan
- * saw has counted by now, so a bit still clear is a page nobody counted.
+ * After the scan's last grace period: a folio whose bit was set meanwhile
+ * was counted after all (the scan lists only folios found so for
+ * uncounted_ms, so this is rare).
  */
 void md_shadow_scan_settle(void)
 {
 	unsigned long flags;
 	unsigned int i, kept = 0;
+	long bit;
 
 	if (!md_shadow)
 		return;
 	raw_spin_lock_irqsave(&md_shadow_lock, flags);
 	for (i = 0; i < md_uncounted.nr; i++) {
-		if (test_bit(md_uncounted.folios[i].pfn, md_shadow)) {
+		bit = md_shadow_bit(md_uncounted.folios[i].pfn);
+		if (bit >= 0 && test_bit(bit, md_shadow)) {
 			md_uncounted.total--;
 			continue;
 		}
@@ -311,8 +431,10 @@ int md_shadow_folios_show(struct seq_file *m)
 
 /*
  * The cleaning of @folio (locked, in the page cache of @mapping) found its
- * bit clear, in memcg @cgid: remember it, to be said after a grace period
- * unless a racing dirtier sets the bit meanwhile.  Any context.
+ * bit clear, in memcg @cgid: remember it, to be said after uncounted_ms
+ * and a grace period unless a racing dirtier sets the bit meanwhile.  Any
+ * context: no grace period is started here (start_poll_synchronize_rcu()
+ * wants interrupts on), the report's work starts it.
  */
 void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 cgid,
 		       const char *probe)
@@ -327,38 +449,87 @@ void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 c
 		atomic_long_inc(&md_shadow_dropped);
 		return;
 	}
-	s = &md_shadow_pending[md_shadow_nr_pending++];
+	s = &md_shadow_pending[md_shadow_nr_pending];
 	md_shadow_describe(s, folio, mapping, cgid, probe);
+	WRITE_ONCE(md_shadow_nr_pending, md_shadow_nr_pending + 1);
+	smp_mb();	/* pairs with md_shadow_set(): the count before the bit */
+	s->raced = md_shadow_test(folio);
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
 	irq_work_queue(&md_shadow_irq_work);
 }
 
 /*
- * Say the suspects whose grace period has passed and whose bit is still
- * clear; keep the younger ones for a later run.
+ * A suspect's cleaning was raced: a dirtier in its gap counted the page
+ * after the cleaning took its count, and set its bit.  If the folio is the
+ * same page and clean now, nobody counts it dirty: its bits are cleared
+ * (else the scan would list it as counted, never cleaned).  A dirtier that
+ * sets PG_dirty after this look counts the page, and sets them again.
+ */
+static void md_shadow_settle_raced(const struct md_shadow_suspect *s)
+{
+	struct page *page = pfn_to_online_page(s->pfn);
+	struct address_space *mapping;
+	struct folio *folio;
+
+	if (!page)
+		return;
+	folio = page_folio(page);
+	if (!folio_try_get(folio))
+		return;
+	if (page_folio(page) == folio && folio_trylock(folio)) {
+		mapping = folio_mapping(folio);
+		if (!folio_test_dirty(folio) && mapping && mapping->host &&
+		    mapping->host->i_ino == s->ino && mapping->host->i_sb->s_dev == s->dev &&
+		    folio->index == s->index && folio_pfn(folio) == s->pfn)
+			md_shadow_clear(folio);
+		folio_unlock(folio);
+	}
+	folio_put(folio);
+}
+
+/*
+ * Say the suspects that waited long enough and whose bit is still clear;
+ * keep the younger ones for a later run.  get_state_synchronize_rcu()
+ * starts no grace period, so on an idle machine none may come: while a
+ * suspect waits for one, one is asked for (start_poll_synchronize_rcu()),
+ * at most one request in flight.
  */
 static void md_shadow_report_fn(struct work_struct *work)
 {
+	static unsigned long gp_asked;
+	static bool gp_asking;
 	struct md_shadow_suspect batch[MD_SHADOW_PENDING], *s;
+	unsigned long wait = msecs_to_jiffies(READ_ONCE(uncounted_ms));
 	unsigned int i, n = 0, kept = 0;
+	bool need_gp = false;
 	unsigned long flags;
+	long bit;
 
 	raw_spin_lock_irqsave(&md_shadow_lock, flags);
 	for (i = 0; i < md_shadow_nr_pending; i++) {
 		s = &md_shadow_pending[i];
-		if (poll_state_synchronize_rcu(s->gp))
+		if (!poll_state_synchronize_rcu(s->gp)) {
+			need_gp = true;
+		} else if (time_after_eq(jiffies, s->queued + wait)) {
 			batch[n++] = *s;
-		else
-			md_shadow_pending[kept++] = *s;
+			continue;
+		}
+		md_shadow_pending[kept++] = *s;
 	}
-	md_shadow_nr_pending = kept;
+	WRITE_ONCE(md_shadow_nr_pending, kept);
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
+	if (need_gp && (!gp_asking || poll_state_synchronize_rcu(gp_asked))) {
+		gp_asked = start_poll_synchronize_rcu();
+		gp_asking = true;
+	}
 	if (kept)
 		queue_delayed_work(system_unbound_wq, &md_shadow_work, HZ / 10);
 
 	for (i = 0; i < n; i++) {
 		s = &batch[i];
-		if (test_bit(s->pfn, md_shadow)) {	/* a dirtier raced it */
+		bit = md_shadow_bit(s->pfn);
+		if (s->raced || bit < 0 || test_bit(bit, md_shadow)) {	/* a dirtier raced it */
+			md_shadow_settle_raced(s);
 			atomic_long_inc(&md_shadow_raced);
 			continue;
 		}

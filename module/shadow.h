@@ -28,7 +28,9 @@ void md_shadow_set(struct folio *folio);
 bool md_shadow_clear(struct folio *folio);
 void md_shadow_move(struct folio *src, struct folio *dst);
 bool md_shadow_test(struct folio *folio);
-unsigned long md_shadow_next(unsigned long pfn);
+void md_shadow_range(unsigned long *start, unsigned long *end);
+unsigned long md_shadow_next(unsigned long pfn, unsigned long end);
+u64 md_uncounted_ns(void);
 void md_shadow_suspect(struct folio *folio, struct address_space *mapping, u64 cgid,
 		       const char *probe);
 void md_shadow_scan_begin(void);

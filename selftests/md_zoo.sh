@@ -34,7 +34,8 @@ zoo_ko=${MEMCG_DIRTY_ZOO:-$md_here/bin/md_zoo.ko}
 	md_skip_all "no md_zoo.ko: it is built with the module in a clone (build/KVER/zoo/), never packaged"
 [ ! -d /sys/module/md_zoo ] || rmmod md_zoo || md_skip_all "md_zoo is loaded and cannot be unloaded"
 md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
-md_load audit_ms=200 track=1 || md_skip_all "cannot load memcg_dirty with audit_ms=200 track=1"
+md_load audit_ms=200 track=1 uncounted_ms=1000 ||
+	md_skip_all "cannot load memcg_dirty with audit_ms=200 track=1 uncounted_ms=1000"
 if ! md_check "md_zoo loads" insmod "$zoo_ko"; then
 	md_unload
 	md_finish
@@ -171,7 +172,10 @@ zoo dirty_unaccounted "$W/z1" 1
 md_audits_pass 3
 md_eq "class 1: nothing to say while the page is dirty (the counts agree)" 0 \
 	"$(md_lines underflow "$(stat -c %i "$CG/md_zoo1")")"
-# but a scan finds the page dirty with no shadow bit (track=1): folios lists it
+# but a scan finds the page dirty with no shadow bit (track=1), and never
+# counted (no dirty tag) for uncounted_ms (1 s): folios lists it
+echo scan > "$MD/control"
+sleep 1.5
 echo scan > "$MD/control"
 md_diag "$(tr '\n' ' ' < "$MD/folios")"
 md_check "class 1: folios lists the dirty page nobody counted (inode, index 1)" \

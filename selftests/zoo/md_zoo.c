@@ -41,6 +41,19 @@
  *                                 writeback of FILE's mapped folios sleeps
  *                                 in folio_mkclean(), inside the accounting
  *                                 window of folio_clear_dirty_for_io()
+ *   gap FILE INDEX MS             class 9, no bug: a dirtier preempted in
+ *                                 its gap, between setting PG_dirty on a
+ *                                 clean folio and counting it (where
+ *                                 folio_memcg_lock() is empty that gap is
+ *                                 outside any RCU section): PG_dirty set,
+ *                                 the folio unlocked, MS milliseconds
+ *                                 asleep, then counted and tagged as the
+ *                                 kernel does; the write returns then, and
+ *                                 the file gap_open says 1 meanwhile
+ *   clean_io FILE INDEX           a cleaning for writeback I/O of a dirty
+ *                                 folio, folio_clear_dirty_for_io() alone
+ *                                 (no writeback follows): the cleaner that
+ *                                 may meet class 9's folio in its gap
  *   undo                          put back every count the zoo changed
  * Reading it shows whether class 5 is armed and how many pages' counts it
  * left behind, then lists the counts changed: class, cgroup id, node, pages.
@@ -59,6 +72,7 @@
 #include <linux/backing-dev.h>
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -528,6 +542,55 @@ static int md_zoo_cmd_hold_mmap(char **argv)
 	return 0;
 }
 
+/* --- class 9: a dirtier preempted in its gap ---------------------------------- */
+
+static atomic_t md_zoo_gap_open;
+
+/*
+ * Class 9, no bug: what block_dirty_folio(), mark_buffer_dirty() and
+ * filemap_dirty_folio() do where folio_memcg_lock() is empty, with a
+ * preemption between their two steps.  PG_dirty is set first, on a folio
+ * they need not hold locked, and counted later by __folio_mark_dirty(),
+ * which also tags the folio dirty in the page cache.  Here the folio is
+ * unlocked and the task sleeps in between, outside any RCU section.  The
+ * count is then made through the kernel's own path (folio_mark_dirty(),
+ * under the folio lock, with PG_dirty clear for a moment).  If a cleaner
+ * cleared PG_dirty meanwhile (and took the count it had not yet been
+ * given), the folio is counted and tagged as __folio_mark_dirty() does,
+ * without looking at PG_dirty (filemap_dirty_folio(), then PG_dirty
+ * cleared again).  Truncated meanwhile: no count, as there.  @folio is
+ * locked and referenced, and is again on return.
+ */
+static noinline int md_zoo_gap(struct folio *folio, unsigned int ms)
+{
+	struct address_space *mapping = folio->mapping;
+	bool cleaned;
+
+	if (folio_test_set_dirty(folio))
+		return -EBUSY;
+	atomic_set(&md_zoo_gap_open, 1);
+	folio_unlock(folio);
+	msleep(ms);
+	folio_lock(folio);
+	cleaned = !folio_test_dirty(folio);
+	if (folio->mapping == mapping && !cleaned) {
+		folio_clear_dirty(folio);
+		folio_mark_dirty(folio);
+	} else if (folio->mapping == mapping) {
+		/* the count and the tag alone: no dirty buffers on a clean folio */
+		filemap_dirty_folio(mapping, folio);
+		folio_clear_dirty(folio);
+	}
+	atomic_set(&md_zoo_gap_open, 0);
+	return 0;
+}
+
+/* A cleaning for writeback I/O that starts no writeback: the tag stays. */
+static noinline int md_zoo_clean_io(struct folio *folio)
+{
+	return folio_clear_dirty_for_io(folio) ? 0 : -EINVAL;
+}
+
 /* --- commands ---------------------------------------------------------------- */
 
 /* A cached folio of FILE (a file on a filesystem that accounts dirty pages). */
@@ -607,6 +670,8 @@ static int md_zoo_cmd_folio(char **argv)
 		err = md_zoo_dirty_unaccounted(t.folio);
 	else if (!strcmp(argv[0], "clean_unaccounted"))
 		err = md_zoo_clean_unaccounted(t.folio);
+	else if (!strcmp(argv[0], "clean_io"))
+		err = md_zoo_clean_io(t.folio);
 	else if (!strcmp(argv[0], "clean_twice"))
 		err = md_zoo_clean_twice(t.folio, memcg);
 	else if (!strcmp(argv[0], "deep"))
@@ -615,6 +680,30 @@ static int md_zoo_cmd_folio(char **argv)
 		err = md_zoo_phantom_dirty(t.folio, memcg);
 	rcu_read_unlock();
 	md_zoo_target_put(&t);
+	return err;
+}
+
+/*
+ * gap FILE INDEX MS: the folio is held referenced, its memcg not needed.
+ * It sleeps without md_zoo_mutex, which it touches nothing under, so
+ * that other commands (clean_io) run meanwhile.
+ */
+static int md_zoo_cmd_gap(char **argv)
+{
+	struct md_zoo_target t;
+	unsigned int ms;
+	int err;
+
+	lockdep_assert_held(&md_zoo_mutex);
+	if (kstrtouint(argv[3], 0, &ms) || ms > 60000)
+		return -EINVAL;
+	mutex_unlock(&md_zoo_mutex);
+	err = md_zoo_target_get(&t, argv[1], argv[2], true);
+	if (!err) {
+		err = md_zoo_gap(t.folio, ms);
+		md_zoo_target_put(&t);
+	}
+	mutex_lock(&md_zoo_mutex);
 	return err;
 }
 
@@ -709,6 +798,8 @@ static const struct md_zoo_cmd {
 	{ "dirty_unaccounted",	2, md_zoo_cmd_folio },
 	{ "clean_unaccounted",	2, md_zoo_cmd_folio },
 	{ "clean_twice",	2, md_zoo_cmd_folio },
+	{ "clean_io",		2, md_zoo_cmd_folio },
+	{ "gap",		3, md_zoo_cmd_gap },
 	{ "wrong_memcg",	4, md_zoo_cmd_wrong_memcg },
 	{ "phantom",		2, md_zoo_cmd_folio },
 	{ "deep",		2, md_zoo_cmd_folio },
@@ -805,6 +896,7 @@ static int __init md_zoo_init(void)
 		return PTR_ERR(md_zoo_dir);
 	}
 	debugfs_create_file("trigger", 0600, md_zoo_dir, NULL, &md_zoo_trigger_fops);
+	debugfs_create_atomic_t("gap_open", 0400, md_zoo_dir, &md_zoo_gap_open);
 	add_taint(TAINT_USER, LOCKDEP_STILL_OK);
 	pr_warn("accounting bugs staged on demand: kernel tainted\n");
 	return 0;
