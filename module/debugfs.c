@@ -5,7 +5,7 @@
  * memory cgroup hierarchy with a stat and a check file per memcg.  This
  * file owns every dentry: the ledger hands over new and dead entries, and
  * directories of dead ones are removed after md_mutex is dropped (as
- * mm/shrinker_debug.c does).
+ * mm/shrinker_debug.c does), by one reconcile at a time.
  * Everything is computed elsewhere and printed here.  All files are
  * root-only; no kernel addresses are printed.
  */
@@ -512,12 +512,30 @@ static struct md_entry *md_parent_entry(struct mem_cgroup *memcg)
 }
 
 /*
+ * One reconcile at a time, from taking the dead entries to removing their
+ * directories.  Dead entries are taken child before parent (a memcg is
+ * freed before its parent), but two reconciles that each took some would
+ * remove unordered: one that took a parent removes its directory
+ * recursively, freeing the dentry of a child that another one took and
+ * is about to remove.  Serialised, a child's directory is always gone
+ * before its parent's removal starts.  Taken before md_mutex.  It cannot
+ * deadlock: debugfs_remove() under it waits for readers of the dead
+ * entries' stat and check files, which take md_mutex only (dropped by
+ * then); the one reader that reconciles, a summary open, is never
+ * removed here; and md_debugfs_stop()'s cancel_work_sync() waits for a
+ * work that may wait for a summary open, which holds a module reference,
+ * so it is over before an unload begins.
+ */
+static DEFINE_MUTEX(md_reconcile_mutex);
+
+/*
  * Bring cgroups/ in line with the memory cgroup hierarchy: a directory for
  * every memcg (dying ones renamed NAME@ID), none for freed ones.  Process
- * context: the change work, a summary reader, the load.  A walk that gives
- * every memcg an entry also settles the events lost before it began.
+ * context: the change work (@work), a summary reader, the load.  A walk
+ * that gives every memcg an entry also settles the events lost before it
+ * began.
  */
-void md_debugfs_reconcile(void)
+static void md_reconcile(bool work)
 {
 	struct mem_cgroup *pos = NULL;
 	struct llist_node *dead;
@@ -526,6 +544,7 @@ void md_debugfs_reconcile(void)
 	long lost_gen;
 
 	md_ledger_refill();
+	mutex_lock(&md_reconcile_mutex);
 	mutex_lock(&md_mutex);
 	dead = md_ledger_take_dead();
 	lost_gen = md_lost_gen_read();
@@ -545,16 +564,24 @@ void md_debugfs_reconcile(void)
 	md_ledger_list_fresh();
 	mutex_unlock(&md_mutex);
 
+	if (work && dead)
+		md_delay(MD_D_REMOVE);
 	/* oldest first: a child's directory goes before its parent's */
 	llist_for_each_entry(e, dead, dead_link)
 		debugfs_remove(e->dir);	/* waits for the stat readers */
+	mutex_unlock(&md_reconcile_mutex);
 	md_ledger_free_dead(dead);
+}
+
+void md_debugfs_reconcile(void)
+{
+	md_reconcile(false);
 }
 
 static void md_change_fn(struct work_struct *work)
 {
 	md_delay(MD_D_WORK);
-	md_debugfs_reconcile();
+	md_reconcile(true);
 }
 
 static DECLARE_WORK(md_change_work, md_change_fn);

@@ -32,6 +32,7 @@ static const struct {
 	[MD_D_LOAD]		= { "load",		false },
 	[MD_D_UNLOAD]		= { "unload",		false },
 	[MD_D_FREE]		= { "free",		true },
+	[MD_D_REMOVE]		= { "remove",		false },
 };
 
 static unsigned long md_delay_us[MD_NR_DELAYS];

@@ -26,6 +26,7 @@ enum md_delay_point {
 	MD_D_LOAD,		/* load: between arming the probes and the entries */
 	MD_D_UNLOAD,		/* unload: before undoing fault injection */
 	MD_D_FREE,		/* memcg_free's probe, before the entry dies */
+	MD_D_REMOVE,		/* the change work: dead entries taken, dirs not removed */
 	MD_NR_DELAYS,
 };
 
