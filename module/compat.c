@@ -246,6 +246,10 @@ long md_kernel_dirty_global(void)
  * that names its memcg (rmdir repoints it to the parent), so the stand-in
  * gets a stand-in obj_cgroup too.  Both calls are direct calls of exported
  * functions: nothing unexported is called (IBT seals those).  Any context.
+ * lruvec_stat_mod_folio() takes an int, and an undo of many skews can be
+ * past 2^31 pages: it goes in int-sized steps (at most INT_MAX either way:
+ * the kernel takes abs() of it), so that the memcg's counter comes back
+ * exactly, as the node's (a long) does; a clamp would leave the rest in.
  */
 void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
 {
@@ -254,6 +258,7 @@ void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
 	struct obj_cgroup objcg;
 #endif
 	unsigned long flags;
+	long step;
 
 	memset(&stand_in, 0, sizeof(stand_in));
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
@@ -265,7 +270,10 @@ void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
 #endif
 	set_page_node(&stand_in.page, nid);
 	local_irq_save(flags);
-	lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, pages);
 	__mod_node_page_state(NODE_DATA(nid), NR_FILE_DIRTY, -pages);
+	for (; pages; pages -= step) {
+		step = clamp(pages, -(long)INT_MAX, (long)INT_MAX);
+		lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, step);
+	}
 	local_irq_restore(flags);
 }
