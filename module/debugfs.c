@@ -56,17 +56,23 @@ static const struct file_operations __name ## _fops = {			\
 static struct dentry *md_root_dir;
 static struct dentry *md_cgroups_dir;
 
-/* Ledger and kernel values summed over @memcg's subtree, dying included, and carried. */
-static void md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
+/*
+ * Ledger and kernel values summed over @memcg's subtree, dying included,
+ * and carried.  Summed again if a carry ran meanwhile (it may have moved
+ * values inside the subtree), at most MD_CARRY_TRIES times: false if the
+ * last sum still had one run through it.
+ */
+static bool md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
 			     long *kernel)
 {
 	struct mem_cgroup *pos;
 	unsigned int carry_seq;
 	struct md_entry *e;
-	int nid;
+	int nid, tries = 0;
 
-retry:			/* if a carry moved values inside the subtree */
+retry:
 	carry_seq = md_carry_begin();
+	md_delay(MD_D_CARRY_READ);
 	*ledger = 0;
 	*kernel = 0;
 	pos = NULL;
@@ -82,8 +88,13 @@ retry:			/* if a carry moved values inside the subtree */
 		}
 	}
 	rcu_read_unlock();
-	if (md_carry_retry(carry_seq))
+	if (!md_carry_retry(carry_seq))
+		return true;
+	if (++tries < MD_CARRY_TRIES) {
+		cond_resched();
 		goto retry;
+	}
+	return false;
 }
 
 static int md_stat_show(struct seq_file *m, void *v)
@@ -93,6 +104,7 @@ static int md_stat_show(struct seq_file *m, void *v)
 	long ledger_carried = 0, kernel_carried = 0;
 	struct mem_cgroup *memcg;
 	int nid, ev;
+	bool settled;
 
 	memcg = md_entry_pin(e);
 	if (!memcg)
@@ -102,7 +114,7 @@ static int md_stat_show(struct seq_file *m, void *v)
 		ledger += md_entry_dirty(e, nid);
 		kernel += md_kernel_dirty_node(memcg, nid);
 	}
-	md_subtree_dirty(memcg, &hl, &hk);
+	settled = md_subtree_dirty(memcg, &hl, &hk);
 	seq_printf(m, "dirty %ld\ndirty_hier %ld\n", ledger, hl);
 	seq_printf(m, "kernel_dirty %ld\nkernel_dirty_hier %ld\n", kernel, hk);
 	for_each_node(nid) {
@@ -123,6 +135,8 @@ static int md_stat_show(struct seq_file *m, void *v)
 		}
 		seq_printf(m, "carried %ld\nkernel_carried %ld\n", ledger_carried, kernel_carried);
 	}
+	/* 0: carries kept running through the _hier sums, which may be off */
+	seq_printf(m, "hier_settled %d\n", settled);
 	css_put(&memcg->css);
 	return 0;
 }
