@@ -17,6 +17,7 @@
 #include "check.h"
 #include "compat.h"
 #include "events.h"
+#include "faults.h"
 #include "ledger.h"
 #include "scan.h"
 
@@ -199,15 +200,25 @@ static void md_unit_node_read(struct md_unit *u, int nid, long *k, long *l, long
 	rcu_read_unlock();
 }
 
-/* The same, read again if a carry moved values between the unit's entries meanwhile. */
-static void md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
+/*
+ * The same, read again if a carry moved values between the unit's entries
+ * meanwhile, at most MD_CARRY_TRIES times: false if the last read still
+ * had one run through it, and its sums cannot be compared.
+ */
+static bool md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
 {
 	unsigned int carry_seq;
+	int tries;
 
-	do {
+	for (tries = 0; tries < MD_CARRY_TRIES; tries++) {
 		carry_seq = md_carry_begin();
+		md_delay(MD_D_CARRY_READ);
 		md_unit_node_read(u, nid, k, l, s);
-	} while (md_carry_retry(carry_seq));
+		if (!md_carry_retry(carry_seq))
+			return true;
+		cond_resched();
+	}
+	return false;
 }
 
 static void md_check_set_node(struct md_check *c, int nid, long k, long l, long s)
@@ -257,7 +268,8 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 
 	c->scan_busy = u.scan_busy;
 	for_each_node(nid) {
-		md_unit_node(&u, nid, &k, &l, &s);
+		/* sums a carry kept running through: no verdict from them */
+		untrusted |= !md_unit_node(&u, nid, &k, &l, &s);
 		/* an unsynced ledger holds only the events since load */
 		negative |= k < 0 || (u.synced && l < 0);
 		if (min(k, l) < low) {
@@ -300,6 +312,7 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		c->verdict = MD_UNDERFLOW;
 		if (!c->node_differs) {	/* all three negative alike */
 			c->suspect = MD_VIEW_NONE;
+			/* for the report only: read settled moments ago */
 			md_unit_node(&u, low_nid, &k, &l, &s);
 			md_check_set_node(c, low_nid, k, l, s);
 		} else if (c->suspect == MD_VIEW_SCAN && c->node_kernel < 0) {
@@ -355,7 +368,10 @@ void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
 	if (!u.synced)
 		return;
 	for_each_node(nid) {
-		md_unit_node(&u, nid, &k, &l, &s);
+		if (!md_unit_node(&u, nid, &k, &l, &s)) {
+			q->result = MD_QUICK_NONE;	/* carries kept running through */
+			return;
+		}
 		low = min3(low, k, l);
 		/* a count moved between nodes without its pages: class 5 */
 		node_gap = max(node_gap, abs(k - l));

@@ -6,10 +6,12 @@
  * directly: with IBT (Debian's 6.12) an unexported function's ENDBR is
  * sealed at boot, so calling one through a looked-up pointer traps.  One
  * symbol is looked up, as data: from 6.11 the slot of NR_FILE_DIRTY in the
- * memcg stat arrays (see md_compat_init()).
+ * memcg stat arrays.  On every kernel the slot is checked at load against
+ * the kernel's own update of the counter (md_compat_init()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/cgroup.h>
 #include <linux/debugfs.h>
 #include <linux/kernfs.h>
@@ -143,16 +145,23 @@ bool md_cgroup_v1(void)
  * state_prev copy), so their sum is the value memory.stat would show after
  * a flush (v1 "dirty"), without the clamp to 0 the kernel's helpers apply.
  * Lockless and non-sleeping; a concurrent update is either in or out.
+ * md_dirty_slot is NR_FILE_DIRTY's slot in the per-CPU array, found by
+ * md_dirty_slot_find() and checked by md_compat_init().
  */
+static unsigned int md_dirty_slot;
+
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
 /* struct lruvec_stats_percpu is in memcontrol.h, indexed by the stat item */
 long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid)
 {
-	return &memcg->nodeinfo[nid]->lruvec_stats_percpu->state[NR_FILE_DIRTY];
+	return &memcg->nodeinfo[nid]->lruvec_stats_percpu->state[md_dirty_slot];
 }
 
-int md_compat_init(void)
+static int md_dirty_slot_find(unsigned int shift)
 {
+	if (NR_FILE_DIRTY + shift >= NR_VM_NODE_STAT_ITEMS)
+		return -EINVAL;
+	md_dirty_slot = NR_FILE_DIRTY + shift;
 	return 0;
 }
 #else
@@ -166,8 +175,6 @@ int md_compat_init(void)
  * kp.addr first (kernel/kprobes.c, register_kprobe()).  Needs
  * CONFIG_KALLSYMS_ALL, which Debian's kernels have.
  */
-static unsigned int md_dirty_slot;
-
 long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid)
 {
 	long __percpu *state = (long __percpu *)memcg->nodeinfo[nid]->lruvec_stats_percpu;
@@ -175,11 +182,40 @@ long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid)
 	return &state[md_dirty_slot];
 }
 
-int md_compat_init(void)
+/*
+ * The table as 6.11 released it: the tracked items numbered 0..n-1, node
+ * items first (their slots are the per-node array's), U8_MAX for the
+ * rest.  6.11-rc numbered them from 1 with 0 for untracked (int8_t), and
+ * a table read at a wrong address is no permutation either.  Returns how
+ * many node items are tracked (the per-node array's length), or -EINVAL.
+ */
+static int md_stats_index_check(const u8 *index)
+{
+	DECLARE_BITMAP(seen, U8_MAX);
+	unsigned int i, tracked = 0, node = 0;
+
+	bitmap_zero(seen, U8_MAX);
+	for (i = 0; i < MEMCG_NR_STAT; i++) {
+		if (index[i] == U8_MAX)
+			continue;
+		if (index[i] >= MEMCG_NR_STAT || __test_and_set_bit(index[i], seen))
+			return -EINVAL;
+		tracked++;
+		node += i < NR_VM_NODE_STAT_ITEMS;
+	}
+	if (!node || find_first_zero_bit(seen, U8_MAX) != tracked)
+		return -EINVAL;		/* not 0..tracked-1 */
+	for (i = 0; i < NR_VM_NODE_STAT_ITEMS; i++)
+		if (index[i] != U8_MAX && index[i] >= node)
+			return -EINVAL;	/* a node item past the node slots */
+	return node;
+}
+
+static int md_dirty_slot_find(unsigned int shift)
 {
 	struct kprobe kp = { .symbol_name = "mem_cgroup_stats_index" };
 	const u8 *index;
-	int ret;
+	int ret, node;
 
 	ret = register_kprobe(&kp);
 	if (!ret) {		/* text?  then it is not the table we know */
@@ -190,9 +226,17 @@ int md_compat_init(void)
 	if (!kp.addr)
 		goto unknown;
 	index = (const u8 *)kp.addr;
-	if (index[NR_FILE_DIRTY] == U8_MAX)
-		goto unknown;
-	md_dirty_slot = index[NR_FILE_DIRTY];
+	node = md_stats_index_check(index);
+	if (node < 0) {
+		pr_err("mem_cgroup_stats_index is not the table this module reads (u8, slots 0..n-1, node items first, U8_MAX untracked): refusing to load\n");
+		return -EINVAL;
+	}
+	if (index[NR_FILE_DIRTY] == U8_MAX || index[NR_FILE_DIRTY] + shift >= node) {
+		pr_err("mem_cgroup_stats_index: NR_FILE_DIRTY has no slot among the %d per-node ones: refusing to load\n",
+		       node);
+		return -EINVAL;
+	}
+	md_dirty_slot = index[NR_FILE_DIRTY] + shift;
 	return 0;
 unknown:
 	pr_err("cannot find mem_cgroup_stats_index (%d; needs CONFIG_KALLSYMS_ALL): the kernel's per-memcg counter cannot be read\n",
@@ -246,6 +290,11 @@ long md_kernel_dirty_global(void)
  * that names its memcg (rmdir repoints it to the parent), so the stand-in
  * gets a stand-in obj_cgroup too.  Both calls are direct calls of exported
  * functions: nothing unexported is called (IBT seals those).  Any context.
+ * The load's check of NR_FILE_DIRTY's slot uses it too (md_compat_init()).
+ * lruvec_stat_mod_folio() takes an int, and an undo of many skews can be
+ * past 2^31 pages: it goes in int-sized steps (at most INT_MAX either way:
+ * the kernel takes abs() of it), so that the memcg's counter comes back
+ * exactly, as the node's (a long) does; a clamp would leave the rest in.
  */
 void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
 {
@@ -254,6 +303,7 @@ void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
 	struct obj_cgroup objcg;
 #endif
 	unsigned long flags;
+	long step;
 
 	memset(&stand_in, 0, sizeof(stand_in));
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
@@ -265,7 +315,56 @@ void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
 #endif
 	set_page_node(&stand_in.page, nid);
 	local_irq_save(flags);
-	lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, pages);
 	__mod_node_page_state(NODE_DATA(nid), NR_FILE_DIRTY, -pages);
+	for (; pages; pages -= step) {
+		step = clamp(pages, -(long)INT_MAX, (long)INT_MAX);
+		lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, step);
+	}
 	local_irq_restore(flags);
+}
+
+/*
+ * The slot read as NR_FILE_DIRTY must be the one the kernel's own update of
+ * NR_FILE_DIRTY writes: md_kernel_skew() moves the root memcg's counter by
+ * one page and back, through lruvec_stat_mod_folio(), on this CPU with
+ * irqs off, where no other update of that per-CPU counter can come in
+ * between, and the slot must have moved by exactly that page.  Whatever
+ * the table's encoding, layout or address, a slot that is not the
+ * kernel's fails here, before any value is read from it.
+ */
+static int md_dirty_slot_verify(void)
+{
+	struct mem_cgroup *root = md_root_memcg();
+	int nid = first_online_node;
+	unsigned long flags;
+	long before, after;
+	long *slot;
+
+	local_irq_save(flags);
+	slot = this_cpu_ptr(md_kernel_dirty_slot(root, nid));
+	before = READ_ONCE(*slot);
+	md_kernel_skew(root, nid, 1);
+	after = READ_ONCE(*slot);
+	md_kernel_skew(root, nid, -1);
+	local_irq_restore(flags);
+	if (after - before == 1)
+		return 0;
+	pr_err("the kernel's NR_FILE_DIRTY is not at slot %u of a memcg's per-node stats (an update of 1 page moved it by %ld): refusing to load\n",
+	       md_dirty_slot, after - before);
+	return -EINVAL;
+}
+
+/*
+ * Find NR_FILE_DIRTY's slot and check it against the kernel's own update.
+ * @shift (fault injection's slot_shift, else 0) reads a slot that far off,
+ * which the check must refuse.
+ */
+int md_compat_init(unsigned int shift)
+{
+	int ret;
+
+	ret = md_dirty_slot_find(shift);
+	if (ret)
+		return ret;
+	return md_dirty_slot_verify();
 }

@@ -67,7 +67,7 @@ static inline const unsigned long *md_page_flags(const struct page *page)
 #endif
 }
 
-int md_compat_init(void);
+int md_compat_init(unsigned int shift);
 struct mem_cgroup *md_root_memcg(void);
 struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
 				 struct mem_cgroup *root);

@@ -5,7 +5,7 @@
  * memory cgroup hierarchy with a stat and a check file per memcg.  This
  * file owns every dentry: the ledger hands over new and dead entries, and
  * directories of dead ones are removed after md_mutex is dropped (as
- * mm/shrinker_debug.c does).
+ * mm/shrinker_debug.c does), by one reconcile at a time.
  * Everything is computed elsewhere and printed here.  All files are
  * root-only; no kernel addresses are printed.
  */
@@ -56,17 +56,23 @@ static const struct file_operations __name ## _fops = {			\
 static struct dentry *md_root_dir;
 static struct dentry *md_cgroups_dir;
 
-/* Ledger and kernel values summed over @memcg's subtree, dying included, and carried. */
-static void md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
+/*
+ * Ledger and kernel values summed over @memcg's subtree, dying included,
+ * and carried.  Summed again if a carry ran meanwhile (it may have moved
+ * values inside the subtree), at most MD_CARRY_TRIES times: false if the
+ * last sum still had one run through it.
+ */
+static bool md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
 			     long *kernel)
 {
 	struct mem_cgroup *pos;
 	unsigned int carry_seq;
 	struct md_entry *e;
-	int nid;
+	int nid, tries = 0;
 
-retry:			/* if a carry moved values inside the subtree */
+retry:
 	carry_seq = md_carry_begin();
+	md_delay(MD_D_CARRY_READ);
 	*ledger = 0;
 	*kernel = 0;
 	pos = NULL;
@@ -82,8 +88,13 @@ retry:			/* if a carry moved values inside the subtree */
 		}
 	}
 	rcu_read_unlock();
-	if (md_carry_retry(carry_seq))
+	if (!md_carry_retry(carry_seq))
+		return true;
+	if (++tries < MD_CARRY_TRIES) {
+		cond_resched();
 		goto retry;
+	}
+	return false;
 }
 
 static int md_stat_show(struct seq_file *m, void *v)
@@ -93,6 +104,7 @@ static int md_stat_show(struct seq_file *m, void *v)
 	long ledger_carried = 0, kernel_carried = 0;
 	struct mem_cgroup *memcg;
 	int nid, ev;
+	bool settled;
 
 	memcg = md_entry_pin(e);
 	if (!memcg)
@@ -102,7 +114,7 @@ static int md_stat_show(struct seq_file *m, void *v)
 		ledger += md_entry_dirty(e, nid);
 		kernel += md_kernel_dirty_node(memcg, nid);
 	}
-	md_subtree_dirty(memcg, &hl, &hk);
+	settled = md_subtree_dirty(memcg, &hl, &hk);
 	seq_printf(m, "dirty %ld\ndirty_hier %ld\n", ledger, hl);
 	seq_printf(m, "kernel_dirty %ld\nkernel_dirty_hier %ld\n", kernel, hk);
 	for_each_node(nid) {
@@ -123,6 +135,8 @@ static int md_stat_show(struct seq_file *m, void *v)
 		}
 		seq_printf(m, "carried %ld\nkernel_carried %ld\n", ledger_carried, kernel_carried);
 	}
+	/* 0: carries kept running through the _hier sums, which may be off */
+	seq_printf(m, "hier_settled %d\n", settled);
 	css_put(&memcg->css);
 	return 0;
 }
@@ -514,12 +528,30 @@ static struct md_entry *md_parent_entry(struct mem_cgroup *memcg)
 }
 
 /*
+ * One reconcile at a time, from taking the dead entries to removing their
+ * directories.  Dead entries are taken child before parent (a memcg is
+ * freed before its parent), but two reconciles that each took some would
+ * remove unordered: one that took a parent removes its directory
+ * recursively, freeing the dentry of a child that another one took and
+ * is about to remove.  Serialised, a child's directory is always gone
+ * before its parent's removal starts.  Taken before md_mutex.  It cannot
+ * deadlock: debugfs_remove() under it waits for readers of the dead
+ * entries' stat and check files, which take md_mutex only (dropped by
+ * then); the one reader that reconciles, a summary open, is never
+ * removed here; and md_debugfs_stop()'s cancel_work_sync() waits for a
+ * work that may wait for a summary open, which holds a module reference,
+ * so it is over before an unload begins.
+ */
+static DEFINE_MUTEX(md_reconcile_mutex);
+
+/*
  * Bring cgroups/ in line with the memory cgroup hierarchy: a directory for
  * every memcg (dying ones renamed NAME@ID), none for freed ones.  Process
- * context: the change work, a summary reader, the load.  A walk that gives
- * every memcg an entry also settles the events lost before it began.
+ * context: the change work (@work), a summary reader, the load.  A walk
+ * that gives every memcg an entry also settles the events lost before it
+ * began.
  */
-void md_debugfs_reconcile(void)
+static void md_reconcile(bool work)
 {
 	struct mem_cgroup *pos = NULL;
 	struct llist_node *dead;
@@ -528,6 +560,7 @@ void md_debugfs_reconcile(void)
 	long lost_gen;
 
 	md_ledger_refill();
+	mutex_lock(&md_reconcile_mutex);
 	mutex_lock(&md_mutex);
 	dead = md_ledger_take_dead();
 	lost_gen = md_lost_gen_read();
@@ -547,16 +580,24 @@ void md_debugfs_reconcile(void)
 	md_ledger_list_fresh();
 	mutex_unlock(&md_mutex);
 
+	if (work && dead)
+		md_delay(MD_D_REMOVE);
 	/* oldest first: a child's directory goes before its parent's */
 	llist_for_each_entry(e, dead, dead_link)
 		debugfs_remove(e->dir);	/* waits for the stat readers */
+	mutex_unlock(&md_reconcile_mutex);
 	md_ledger_free_dead(dead);
+}
+
+void md_debugfs_reconcile(void)
+{
+	md_reconcile(false);
 }
 
 static void md_change_fn(struct work_struct *work)
 {
 	md_delay(MD_D_WORK);
-	md_debugfs_reconcile();
+	md_reconcile(true);
 }
 
 static DECLARE_WORK(md_change_work, md_change_fn);

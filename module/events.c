@@ -105,6 +105,8 @@ void md_events_show(struct seq_file *m)
 	struct md_anomaly *copy;
 	unsigned long flags;
 	char *path;
+	u64 sec;
+	u32 ns;
 	int n;
 
 	copy = kmalloc_array(MD_EVENTS_MAX, sizeof(*copy), GFP_KERNEL);
@@ -123,8 +125,9 @@ void md_events_show(struct seq_file *m)
 		struct md_anomaly *a = &copy[i % MD_EVENTS_MAX];
 
 		n = a->nid;
-		seq_printf(m, "%llu.%06llu %llu ", div_u64(a->ns, NSEC_PER_SEC),
-			   div_u64(a->ns % NSEC_PER_SEC, NSEC_PER_USEC), a->cgid);
+		/* no u64 '%': 32-bit kernels have no __umoddi3 */
+		sec = div_u64_rem(a->ns, NSEC_PER_SEC, &ns);
+		seq_printf(m, "%llu.%06u %llu ", sec, ns / (u32)NSEC_PER_USEC, a->cgid);
 		if (a->cgid)
 			md_cgid_path(m, a->cgid, path);
 		else

@@ -33,6 +33,8 @@ static const struct {
 	[MD_D_UNLOAD]		= { "unload",		false },
 	[MD_D_FREE]		= { "free",		true },
 	[MD_D_WATCH]		= { "watch",		false },
+	[MD_D_REMOVE]		= { "remove",		false },
+	[MD_D_CARRY_READ]	= { "carry_read",	false },
 };
 
 static unsigned long md_delay_us[MD_NR_DELAYS];

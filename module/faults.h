@@ -27,6 +27,8 @@ enum md_delay_point {
 	MD_D_UNLOAD,		/* unload: before undoing fault injection */
 	MD_D_FREE,		/* memcg_free's probe, before the entry dies */
 	MD_D_WATCH,		/* the watch's report, between a CPU's head and its records */
+	MD_D_REMOVE,		/* the change work: dead entries taken, dirs not removed */
+	MD_D_CARRY_READ,	/* a sum a carry can run through, after its sequence */
 	MD_NR_DELAYS,
 };
 

@@ -60,9 +60,19 @@ static atomic_t md_holding;	/* folios "hold" keeps locked right now */
 #define MD_INJECT_MAX_N		1000000
 #define MD_INJECT_MAX_PAGES	1048576L
 
+static unsigned int slot_shift;
+module_param(slot_shift, uint, 0400);
+MODULE_PARM_DESC(slot_shift, "with fault_inject: read the kernel's counter this many slots off NR_FILE_DIRTY's, which the load must refuse");
+
 bool md_inject_enabled(void)
 {
 	return fault_inject;
+}
+
+/* Before md_inject_init(): only the parameters are read. */
+unsigned int md_inject_slot_shift(void)
+{
+	return fault_inject ? slot_shift : 0;
 }
 
 /* The delay parameter, POINT:USECS: windows that open before inject exists. */

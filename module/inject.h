@@ -16,6 +16,7 @@ struct mem_cgroup;
 struct seq_file;
 
 bool md_inject_enabled(void);
+unsigned int md_inject_slot_shift(void);
 void md_inject_init(void);
 void md_inject_exit(void);
 bool __md_inject_drop(enum md_point p, struct mem_cgroup *memcg);

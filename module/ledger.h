@@ -120,6 +120,12 @@ void md_memcg_freed(struct mem_cgroup *memcg);
 void md_entry_carry_offset(struct md_entry *e, const long *pages);
 unsigned int md_carry_begin(void);
 bool md_carry_retry(unsigned int seq);
+/*
+ * How often a reader sums again because a carry ran through its sum: any
+ * release anywhere moves the sequence, so under release churn a long sum
+ * could retry for ever.  Past this many reads it gives up, and says so.
+ */
+#define MD_CARRY_TRIES	8
 void md_memcg_changed(void);
 
 struct md_entry *md_entry_lookup(struct mem_cgroup *memcg);

@@ -30,7 +30,7 @@ static int __init md_init(void)
 		pr_err("the memory cgroup controller is disabled (cgroup_disable=memory): nothing to audit\n");
 		return -ENODEV;
 	}
-	ret = md_compat_init();
+	ret = md_compat_init(md_inject_slot_shift());
 	if (ret)
 		return ret;
 	md_events_init();

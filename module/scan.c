@@ -399,17 +399,19 @@ void md_scan(void)
  * a bug before the load, so a sync takes the kernel's counters as they are,
  * as it takes the ledger's base: @offset (per node) is what the unit of
  * @memcg (live, @e's) must carry for its kernel sum to equal the scan.
- * Caller holds md_mutex and a reference on @memcg.
+ * Caller holds md_mutex and a reference on @memcg.  Read again if a carry
+ * moved values inside the unit meanwhile, at most MD_CARRY_TRIES times:
+ * false if the last read still had one run through it.
  */
-static void md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg,
+static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg,
 				    long *offset)
 {
 	struct mem_cgroup *pos;
 	unsigned int carry_seq;
 	struct md_entry *m;
-	int nid;
+	int nid, tries = 0;
 
-retry:			/* if a carry moved values inside the unit */
+retry:
 	carry_seq = md_carry_begin();
 	for_each_node(nid)
 		offset[nid] = e->scan[nid] - md_kernel_dirty_node(memcg, nid) -
@@ -427,8 +429,13 @@ retry:			/* if a carry moved values inside the unit */
 		}
 	}
 	rcu_read_unlock();
-	if (md_carry_retry(carry_seq))
+	if (!md_carry_retry(carry_seq))
+		return true;
+	if (++tries < MD_CARRY_TRIES) {
+		cond_resched();
 		goto retry;
+	}
+	return false;
 }
 
 /*
@@ -468,8 +475,10 @@ int md_resync(void)
 		/* a dying memcg's offset is its unit root's to take */
 		memcg = MD_KERNEL_REPARENTS ? md_entry_pin(e) : NULL;
 		takes_offset = memcg && !css_is_dying(&memcg->css);
-		if (takes_offset)
-			md_resync_kernel_offset(e, memcg, offset);
+		if (takes_offset && !md_resync_kernel_offset(e, memcg, offset)) {
+			left++;		/* carries kept running: next time */
+			goto next;
+		}
 		for_each_node(nid)
 			events[nid] = md_entry_events_dirty(e, nid);
 		/* an event since the scan began would be in events, not scan */

@@ -9,6 +9,7 @@
 #define MD_ZOO_COMPAT_H
 
 #include <linux/memcontrol.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/string.h>
 #include <linux/version.h>
@@ -19,7 +20,9 @@
  * The only exported function that does this takes a folio charged to the
  * memcg (lruvec_stat_mod_folio()), so it gets a stand-in that lives on
  * this stack and holds only a memcg and a node; from 7.1 a folio names an
- * obj_cgroup, which gets a stand-in too.  Any context.
+ * obj_cgroup, which gets a stand-in too.  Any context.  The kernel's
+ * update takes an int: a change past 2^31 pages goes in int-sized steps
+ * (at most INT_MAX either way: the kernel takes abs() of it).
  */
 static __always_inline void md_zoo_stat_mod(struct mem_cgroup *memcg, int nid, long pages)
 {
@@ -36,7 +39,12 @@ static __always_inline void md_zoo_stat_mod(struct mem_cgroup *memcg, int nid, l
 	stand_in.memcg_data = (unsigned long)memcg;
 #endif
 	set_page_node(&stand_in.page, nid);
-	lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, pages);
+	while (pages) {
+		long step = clamp(pages, -(long)INT_MAX, (long)INT_MAX);
+
+		lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, step);
+		pages -= step;
+	}
 }
 
 #endif /* MD_ZOO_COMPAT_H */
