@@ -9,6 +9,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cgroup.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -32,6 +33,7 @@ static const struct {
 	[MD_D_LOAD]		= { "load",		false },
 	[MD_D_UNLOAD]		= { "unload",		false },
 	[MD_D_FREE]		= { "free",		true },
+	[MD_D_WATCH_ARM]	= { "watch_arm",	false },
 };
 
 static unsigned long md_delay_us[MD_NR_DELAYS];
@@ -104,6 +106,22 @@ int md_fail_entry_set(const char *name, long n)
 	return 0;
 }
 
+/* The CPU whose watch breakpoints are installed deaf, or -1. */
+static int md_deaf_cpu = -1;
+
+bool __md_watch_deaf(int cpu)
+{
+	return READ_ONCE(md_deaf_cpu) == cpu;
+}
+
+int md_watch_deaf_set(int cpu)
+{
+	if (cpu < -1 || cpu >= (int)nr_cpu_ids)
+		return -EINVAL;
+	WRITE_ONCE(md_deaf_cpu, cpu);
+	return 0;
+}
+
 void md_faults_show(struct seq_file *m)
 {
 	int p;
@@ -113,4 +131,5 @@ void md_faults_show(struct seq_file *m)
 			   READ_ONCE(md_delay_us[p]), atomic_long_read(&md_delay_hits[p]));
 	seq_printf(m, "nomem %s %ld\n", md_fail_name[0] ? md_fail_name : "-",
 		   READ_ONCE(md_fail_left));
+	seq_printf(m, "deaf %d\n", READ_ONCE(md_deaf_cpu));
 }

@@ -45,6 +45,7 @@
 #include <linux/stacktrace.h>
 #include <linux/workqueue.h>
 #include "compat.h"
+#include "faults.h"
 #include "probes.h"
 #include "watch.h"
 
@@ -363,6 +364,7 @@ static int md_watch_arm_cpu(struct md_watch_cpu *wc, int cpu)
 
 	for (nid = 0; nid < md_watch_nodes; nid++) {
 		wc->last[nid] = *per_cpu_ptr(md_watch_slot[nid], cpu);
+		md_delay(MD_D_WATCH_ARM);
 		hw_breakpoint_init(&attr);
 		attr.bp_addr = (unsigned long)per_cpu_ptr(md_watch_slot[nid], cpu);
 		attr.bp_len = HW_BREAKPOINT_LEN_8;
