@@ -110,10 +110,10 @@ md_check "and says so" md_kmsg "watch /md_wa: no hardware watchpoint for CPU 1: 
 md_check "nothing is left armed" md_watching_nothing
 kill $bp
 wait $bp 2> /dev/null
-mdbp 0 4 > "$W/bp" &
+mdbp 0 4 > "$W/bp0" &
 bp=$!
-md_poll 50 grep -q '^got ' "$W/bp"
-md_eq "the failed arming left CPU 0's registers free" "got 4" "$(cat "$W/bp")"
+md_poll 50 grep -q '^got ' "$W/bp0"
+md_eq "the failed arming left CPU 0's registers free" "got 4" "$(cat "$W/bp0")"
 kill $bp
 wait $bp 2> /dev/null
 
