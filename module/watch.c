@@ -111,8 +111,9 @@ static u64 md_watch_cgid;
 static int md_watch_nodes;
 static nodemask_t md_watch_nodemask;
 static struct cpumask md_watch_cpus;		/* CPUs armed */
-static unsigned int md_watch_limit_s;		/* armed by the audit: its limit */
-static unsigned long md_watch_until;		/* jiffies: the audit's watch stops */
+static bool md_watch_by_audit;			/* stops once it has named the code */
+static unsigned int md_watch_limit_s;		/* 0, or it stops after this long */
+static unsigned long md_watch_until;		/* jiffies: then */
 static int md_watch_hp;				/* the hotplug state, or <= 0 */
 static char *md_watch_path;
 static unsigned long md_watch_changes, md_watch_outside, md_watch_lost;
@@ -403,8 +404,9 @@ void md_watch_stop(void)
  * value of each slot, read where only this CPU writes it, so that no write
  * falls between the read and the breakpoint.  Then the self-test: the
  * value written back, which traps like any write (x86 traps on the write,
- * not on a change).  Nothing else on this CPU runs in between, and the
- * kernel's own updates are single instructions, so nothing is lost.
+ * not on a change).  Nothing else on this CPU runs in between (no NMI
+ * moves NR_FILE_DIRTY), and the kernel's own updates are single
+ * instructions (this_cpu_add()), so nothing is lost.
  */
 static void md_watch_start_cpu(void *info)
 {
@@ -524,7 +526,7 @@ static void md_watch_tend_fn(struct work_struct *work)
 		goto out;
 	if (css_is_dying(&md_watch_memcg->css))
 		strscpy(why, "its cgroup was removed", sizeof(why));
-	else if (md_watch_limit_s && (md_watch_outside || md_watch_mismatched))
+	else if (md_watch_by_audit && (md_watch_outside || md_watch_mismatched))
 		strscpy(why, "it named the code (above)", sizeof(why));
 	else if (md_watch_limit_s && time_after_eq(jiffies, md_watch_until))
 		snprintf(why, sizeof(why), "nothing named within audit_watch_s (%u s)",
@@ -543,15 +545,15 @@ out:
 
 /*
  * Watch the memcg at @path on @nodes (the first MD_WATCH_NODES of them
- * with memory), replacing any watch if @replace, for @limit_s seconds if
- * the audit arms it (0: until stopped).  0, -ENOENT (no such live
- * cgroup), -EBUSY (another watch armed and kept), -ENOMEM, -EIO (a
- * breakpoint that does not fire), or perf's error for a watchpoint it
- * cannot give (such as -ENOSPC when the debug registers are taken), with
- * nothing armed.
+ * with memory), replacing any watch if @replace; @by_audit: until it has
+ * named the code; @limit_s: for that many seconds at most (0: no limit).
+ * 0, -ENOENT (no such live cgroup), -EBUSY (another watch armed and
+ * kept), -ENOMEM, -EIO (a breakpoint that does not fire), or perf's error
+ * for a watchpoint it cannot give (such as -ENOSPC when the debug
+ * registers are taken), with nothing armed.
  */
 static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
-			unsigned int limit_s)
+			bool by_audit, unsigned int limit_s)
 {
 	struct md_watch_cpu __percpu *pcpu;
 	struct mem_cgroup *memcg;
@@ -596,6 +598,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 	md_watch_unpaired = 0;
 	md_watch_lost = 0;
 	md_watch_nr_said = 0;
+	md_watch_by_audit = by_audit;
 	md_watch_limit_s = limit_s;
 	md_watch_until = jiffies + (unsigned long)limit_s * HZ;
 	cpumask_clear(&md_watch_cpus);
@@ -625,7 +628,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 /* "watch CGROUP": its first MD_WATCH_NODES nodes with memory, until stopped. */
 int md_watch_start(const char *path, bool replace)
 {
-	return md_watch_arm(path, &node_states[N_MEMORY], replace, 0);
+	return md_watch_arm(path, &node_states[N_MEMORY], replace, false, 0);
 }
 
 /*
@@ -634,9 +637,10 @@ int md_watch_start(const char *path, bool replace)
  */
 int md_watch_start_audit(const char *path, int nid, unsigned int limit_s)
 {
-	nodemask_t nodes = nid == NUMA_NO_NODE ? node_states[N_MEMORY] : nodemask_of_node(nid);
+	nodemask_t nodes = nid == NUMA_NO_NODE || !node_state(nid, N_MEMORY) ?
+			   node_states[N_MEMORY] : nodemask_of_node(nid);
 
-	return md_watch_arm(path, &nodes, false, limit_s ?: UINT_MAX / HZ);
+	return md_watch_arm(path, &nodes, false, true, limit_s);
 }
 
 /* At load: follow CPU hotplug.  Without it, CPUs that come back are not watched. */
@@ -667,7 +671,7 @@ static void md_watch_show_header(struct seq_file *m)
 		   nodemask_pr_args(&node_states[N_MEMORY]), cpumask_pr_args(&md_watch_cpus),
 		   cpumask_pr_args(cpu_online_mask),
 		   cpumask_weight(&md_watch_cpus) * md_watch_nodes,
-		   md_watch_limit_s ? "audit" : "control");
+		   md_watch_by_audit ? "audit" : "control");
 	if (md_watch_limit_s)
 		seq_printf(m, " stops_in_s %ld",
 			   max(0L, (long)(md_watch_until - jiffies)) / HZ);
