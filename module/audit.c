@@ -15,7 +15,8 @@
  * strikes again is then named at its call site with nobody reading.  The
  * debug registers are the machine's (debuggers, perf mem:), so that watch
  * is bounded: only the node found apart, and it stops by itself once it
- * has named the code, after audit_watch_s, or when the cgroup is removed.
+ * has named the code (and is not armed on that memcg again), after
+ * audit_watch_s, or when the cgroup is removed.
  *
  * Process context only (a work item); md_mutex held over a pass.
  */
@@ -231,7 +232,7 @@ static void md_audit_watch(struct mem_cgroup *memcg, int nid, char *buf,
 		pass->watches++;
 		pr_warn("watch %s (id %llu) armed by the audit: a change of its counter outside the dirty accounting, or mismatched there, is said next (\"watch off\" in control stops it; it stops by itself once it has, or after audit_watch_s)\n",
 			path, cgroup_id(memcg->css.cgroup));
-	} else if (ret != -EBUSY && ret != -ENOENT) {
+	} else if (ret != -EBUSY && ret != -ENOENT && ret != -EALREADY) {
 		pr_warn_ratelimited("watch %s: the audit cannot arm it: %d\n", path, ret);
 	}
 }

@@ -115,6 +115,7 @@ static bool md_watch_by_audit;			/* stops once it has named the code */
 static unsigned int md_watch_limit_s;		/* 0, or it stops after this long */
 static unsigned long md_watch_until;		/* jiffies: then */
 static int md_watch_hp;				/* the hotplug state, or <= 0 */
+static u64 md_watch_named;			/* whose code the audit's watch named */
 static char *md_watch_path;
 static unsigned long md_watch_changes, md_watch_outside, md_watch_lost;
 static unsigned long md_watch_mismatched, md_watch_unpaired;
@@ -524,13 +525,15 @@ static void md_watch_tend_fn(struct work_struct *work)
 	mutex_lock(&md_watch_mutex);
 	if (!md_watch_pcpu)
 		goto out;
-	if (css_is_dying(&md_watch_memcg->css))
+	if (css_is_dying(&md_watch_memcg->css)) {
 		strscpy(why, "its cgroup was removed", sizeof(why));
-	else if (md_watch_by_audit && (md_watch_outside || md_watch_mismatched))
+	} else if (md_watch_by_audit && (md_watch_outside || md_watch_mismatched)) {
 		strscpy(why, "it named the code (above)", sizeof(why));
-	else if (md_watch_limit_s && time_after_eq(jiffies, md_watch_until))
+		md_watch_named = md_watch_cgid;
+	} else if (md_watch_limit_s && time_after_eq(jiffies, md_watch_until)) {
 		snprintf(why, sizeof(why), "nothing named within audit_watch_s (%u s)",
 			 md_watch_limit_s);
+	}
 	if (why[0]) {
 		pr_info("watch %s (id %llu) stopped: %s; its breakpoints and the cgroup are released\n",
 			md_watch_path, md_watch_cgid, why);
@@ -548,9 +551,10 @@ out:
  * with memory), replacing any watch if @replace; @by_audit: until it has
  * named the code; @limit_s: for that many seconds at most (0: no limit).
  * 0, -ENOENT (no such live cgroup), -EBUSY (another watch armed and
- * kept), -ENOMEM, -EIO (a breakpoint that does not fire), or perf's error
- * for a watchpoint it cannot give (such as -ENOSPC when the debug
- * registers are taken), with nothing armed.
+ * kept), -EALREADY (the audit's, on a memcg whose code it named),
+ * -ENOMEM, -EIO (a breakpoint that does not fire), or perf's error for a
+ * watchpoint it cannot give (such as -ENOSPC when the debug registers are
+ * taken), with nothing armed.
  */
 static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 			bool by_audit, unsigned int limit_s)
@@ -569,9 +573,13 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 	name = kstrdup(path, GFP_KERNEL);
 	cpus_read_lock();
 	mutex_lock(&md_watch_mutex);
-	if (!pcpu || !name || md_watch_pcpu) {
-		/* busy: another watch armed, kept or since md_watch_stop() above */
-		ret = md_watch_pcpu ? -EBUSY : -ENOMEM;
+	if (!pcpu || !name || md_watch_pcpu ||
+	    (by_audit && cgroup_id(memcg->css.cgroup) == md_watch_named)) {
+		/*
+		 * busy: another watch armed, kept or since md_watch_stop()
+		 * above; or the audit's watch of this memcg named its code
+		 */
+		ret = md_watch_pcpu ? -EBUSY : !pcpu || !name ? -ENOMEM : -EALREADY;
 		mutex_unlock(&md_watch_mutex);
 		cpus_read_unlock();
 		kfree(name);

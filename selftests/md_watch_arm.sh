@@ -15,7 +15,8 @@
 #  - debug registers taken by another user (mdbp, like gdb or perf mem:)
 #    make the arming fail, said on the console, with nothing left armed;
 #  - the audit's own watch takes only the node it found apart, and stops by
-#    itself after audit_watch_s, or once it has named the code.
+#    itself after audit_watch_s, or once it has named the code (and is not
+#    armed on that cgroup again).
 . ./lib.sh
 md_require_writers
 md_require_ko
@@ -142,6 +143,9 @@ md_check "and again: the watch names the code" \
 	md_poll 100 md_kmsg "watch /md_wa3 (id $id3) node 0: counter +1 outside the dirty accounting"
 md_check "and stops once it has named it" md_poll 50 md_watching_nothing
 md_check "saying so" md_kmsg "watch /md_wa3 (id $id3) stopped: it named the code"
+md_inject skew /md_wa3 1
+md_audits_pass 5
+md_check "the bug again: the audit does not arm a watch whose code it named" md_watching_nothing
 echo 0 > $P/audit_ms
 md_inject unskew /md_wa3
 
