@@ -196,7 +196,7 @@ $(CHECKPATCH):
 
 # checkpatch --strict on every module source, sparse on every flavour, the
 # IBT rule (no call through a looked-up pointer) on every build, and the
-# module's files depending in one direction.
+# module's files depending in one direction, and no loop counting node ids.
 lint: $(CHECKPATCH) modules-all
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES \
 		-f $(filter-out module/compat.%,$(wildcard module/*.c module/*.h)) bench/floor/md_floor.c \
@@ -208,6 +208,7 @@ lint: $(CHECKPATCH) modules-all
 	@scripts/sparse-check $(KVERS)
 	@scripts/ibt-check $(foreach k,$(KVERS),$(B)/$(k)/memcg_dirty.ko $(B)/$(k)/zoo/md_zoo.ko)
 	@scripts/layers-check
+	@scripts/nodes-check
 
 vm-check: modules-all helpers
 	@scripts/vm-check $(VM_KVERS)

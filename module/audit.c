@@ -12,7 +12,11 @@
  * (a scan would tell nothing new) unless audit_warn was turned on since.
  * With audit_watch (the default), the first memcg of a pass found bad is
  * then watched (watch.c) unless a watch is armed already: a bug that
- * strikes again is then named at its call site with nobody reading.
+ * strikes again is then named at its call site with nobody reading.  The
+ * debug registers are the machine's (debuggers, perf mem:), so that watch
+ * is bounded: only the node found apart, and it stops by itself once it
+ * has named the code (and is not armed on that memcg again), after
+ * audit_watch_s, or when the cgroup is removed.
  *
  * Process context only (a work item); md_mutex held over a pass.
  */
@@ -22,6 +26,7 @@
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/numa.h>
 #include <linux/ratelimit.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -44,6 +49,9 @@ MODULE_PARM_DESC(audit_warn, "a bad verdict of the audit also raises one WARN pe
 static bool audit_watch = true;
 module_param(audit_watch, bool, 0600);
 MODULE_PARM_DESC(audit_watch, "a bad verdict of the audit arms the watch on its memcg, if nothing is watched (default: on)");
+static unsigned int audit_watch_s = 600;
+module_param(audit_watch_s, uint, 0600);
+MODULE_PARM_DESC(audit_watch_s, "a watch the audit armed stops after this many seconds if it named nothing (default 600; 0: when it names the code or its cgroup goes)");
 
 static void md_audit_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(md_audit_work, md_audit_fn);
@@ -167,7 +175,7 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
  * True if that found a bad verdict.
  */
 static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
-			   char *buf, struct md_audit_stats *pass)
+			   char *buf, struct md_audit_stats *pass, int *nid)
 {
 	struct md_quick_check q;
 	struct md_check c;
@@ -199,15 +207,16 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	}
 	pass->bad_verdicts++;
 	md_audit_report(e, memcg, &c, buf, pass);
+	*nid = c.node_differs ? c.nid : NUMA_NO_NODE;
 	return true;
 }
 
 /*
- * Watch @memcg, found bad, unless audit_watch is off or a watch is armed
- * (an operator's, or one the audit armed before).  Arming sleeps: called
- * with md_mutex released.
+ * Watch @memcg, found bad on node @nid, unless audit_watch is off or a
+ * watch is armed (an operator's, or one the audit armed before).  Arming
+ * sleeps: called with md_mutex released.
  */
-static void md_audit_watch(struct mem_cgroup *memcg, char *buf,
+static void md_audit_watch(struct mem_cgroup *memcg, int nid, char *buf,
 			   struct md_audit_stats *pass)
 {
 	const char *path;
@@ -218,12 +227,12 @@ static void md_audit_watch(struct mem_cgroup *memcg, char *buf,
 	path = md_audit_path(memcg, buf);
 	if (path != buf)
 		return;
-	ret = md_watch_start(path, false);
+	ret = md_watch_start_audit(path, nid, READ_ONCE(audit_watch_s));
 	if (!ret) {
 		pass->watches++;
-		pr_warn("watch %s (id %llu) armed by the audit: a change of its counter outside the dirty accounting, or mismatched there, is said next (\"watch off\" in control stops it)\n",
+		pr_warn("watch %s (id %llu) armed by the audit: a change of its counter outside the dirty accounting, or mismatched there, is said next (\"watch off\" in control stops it; it stops by itself once it has, or after audit_watch_s)\n",
 			path, cgroup_id(memcg->css.cgroup));
-	} else if (ret != -EBUSY && ret != -ENOENT) {
+	} else if (ret != -EBUSY && ret != -ENOENT && ret != -EALREADY) {
 		pr_warn_ratelimited("watch %s: the audit cannot arm it: %d\n", path, ret);
 	}
 }
@@ -232,6 +241,7 @@ static void md_audit_watch(struct mem_cgroup *memcg, char *buf,
 static void md_audit_pass(struct md_audit_stats *pass)
 {
 	struct mem_cgroup *pos = NULL, *bad = NULL;
+	int nid, bad_nid = NUMA_NO_NODE;
 	struct md_entry *e;
 	char *buf;
 
@@ -244,12 +254,15 @@ static void md_audit_pass(struct md_audit_stats *pass)
 	pass->last_wait_ns = ktime_get_ns() - pass->last_wait_ns;
 	while ((pos = md_memcg_walk(pos))) {
 		e = md_entry_get(pos, GFP_ATOMIC);	/* from the pool only */
-		if (e && md_audit_memcg(e, pos, buf, pass) && !bad && css_tryget(&pos->css))
+		if (e && md_audit_memcg(e, pos, buf, pass, &nid) && !bad &&
+		    css_tryget(&pos->css)) {
 			bad = pos;
+			bad_nid = nid;
+		}
 	}
 	mutex_unlock(&md_mutex);
 	if (bad) {
-		md_audit_watch(bad, buf, pass);
+		md_audit_watch(bad, bad_nid, buf, pass);
 		css_put(&bad->css);
 	}
 	kfree(buf);

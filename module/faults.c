@@ -9,6 +9,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cgroup.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -35,6 +36,7 @@ static const struct {
 	[MD_D_WATCH]		= { "watch",		false },
 	[MD_D_REMOVE]		= { "remove",		false },
 	[MD_D_CARRY_READ]	= { "carry_read",	false },
+	[MD_D_WATCH_ARM]	= { "watch_arm",	false },
 };
 
 static unsigned long md_delay_us[MD_NR_DELAYS];
@@ -107,6 +109,22 @@ int md_fail_entry_set(const char *name, long n)
 	return 0;
 }
 
+/* The CPU whose watch breakpoints are installed deaf, or -1. */
+static int md_deaf_cpu = -1;
+
+bool __md_watch_deaf(int cpu)
+{
+	return READ_ONCE(md_deaf_cpu) == cpu;
+}
+
+int md_watch_deaf_set(int cpu)
+{
+	if (cpu < -1 || cpu >= (int)nr_cpu_ids)
+		return -EINVAL;
+	WRITE_ONCE(md_deaf_cpu, cpu);
+	return 0;
+}
+
 void md_faults_show(struct seq_file *m)
 {
 	int p;
@@ -116,4 +134,5 @@ void md_faults_show(struct seq_file *m)
 			   READ_ONCE(md_delay_us[p]), atomic_long_read(&md_delay_hits[p]));
 	seq_printf(m, "nomem %s %ld\n", md_fail_name[0] ? md_fail_name : "-",
 		   READ_ONCE(md_fail_left));
+	seq_printf(m, "deaf %d\n", READ_ONCE(md_deaf_cpu));
 }

@@ -29,6 +29,7 @@ enum md_delay_point {
 	MD_D_WATCH,		/* the watch's report, between a CPU's head and its records */
 	MD_D_REMOVE,		/* the change work: dead entries taken, dirs not removed */
 	MD_D_CARRY_READ,	/* a sum a carry can run through, after its sequence */
+	MD_D_WATCH_ARM,		/* the watch arming a CPU, before its start value */
 	MD_NR_DELAYS,
 };
 
@@ -40,6 +41,8 @@ void __md_delay(enum md_delay_point p);
 bool __md_fail_entry(struct mem_cgroup *memcg);
 int md_delay_set(const char *point, unsigned long usecs);
 int md_fail_entry_set(const char *name, long n);
+bool __md_watch_deaf(int cpu);
+int md_watch_deaf_set(int cpu);
 void md_faults_show(struct seq_file *m);
 
 /* Spin (atomic points) or sleep (process context) for the set delay. */
@@ -53,6 +56,15 @@ static inline void md_delay(enum md_delay_point p)
 static inline bool md_fail_entry(struct mem_cgroup *memcg)
 {
 	return static_branch_unlikely(&md_inject_key) && __md_fail_entry(memcg);
+}
+
+/*
+ * True if the watch's breakpoints on @cpu are to be installed deaf, as if
+ * the host had taken the debug registers of the VM.
+ */
+static inline bool md_watch_deaf(int cpu)
+{
+	return static_branch_unlikely(&md_inject_key) && __md_watch_deaf(cpu);
 }
 
 #endif /* MEMCG_DIRTY_FAULTS_H */

@@ -15,6 +15,8 @@
  *   nomem NAME N        the next N entry creations for cgroups named NAME
  *                       fail as if memory were short (0 turns it off)
  *   hold PATH MSECS     keep PATH's first cached folio locked that long
+ *   deaf CPU|off        the watch's breakpoints on CPU are installed and then
+ *                       disabled, as if the host had taken the debug registers
  * CGROUP is a path in the memory hierarchy ("/" for the root).  The kernel's
  * counters are put back as they were: on unload for memcgs still alive,
  * and when a memcg goes offline (before its stats are flushed into its
@@ -250,6 +252,18 @@ static int md_cmd_delay(char **arg, int nargs, bool unused)
 	return md_delay_set(arg[0], us);
 }
 
+/* deaf CPU|off */
+static int md_cmd_deaf(char **arg, int nargs, bool unused)
+{
+	int cpu;
+
+	if (!strcmp(arg[0], "off"))
+		return md_watch_deaf_set(-1);
+	if (kstrtoint(arg[0], 10, &cpu) || cpu < 0)
+		return -EINVAL;
+	return md_watch_deaf_set(cpu);
+}
+
 /* nomem NAME N */
 static int md_cmd_nomem(char **arg, int nargs, bool unused)
 {
@@ -320,6 +334,7 @@ static const struct md_inject_cmd {
 	int (*run)(char **arg, int nargs, bool flag);
 	bool flag;
 } md_inject_cmds[] = {
+	{ "deaf",	1, 1, md_cmd_deaf,	false },
 	{ "delay",	2, 2, md_cmd_delay,	false },
 	{ "drop",	2, 3, md_cmd_drop_miss,	true },
 	{ "hold",	2, 2, md_cmd_hold,	false },

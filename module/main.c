@@ -63,6 +63,7 @@ static int __init md_init(void)
 	md_ledger_unsync_existing();
 	md_debugfs_reconcile();
 	md_resync_kick();
+	md_watch_init();
 	md_audit_start();
 	pr_info("%s loaded, auditing the %s memory cgroup hierarchy\n",
 		MEMCG_DIRTY_VERSION, md_cgroup_v1() ? "v1" : "v2");
@@ -91,6 +92,7 @@ static void __exit md_exit(void)
 	md_delay(MD_D_UNLOAD);
 	md_inject_exit();
 	md_debugfs_exit();
+	md_watch_exit();	/* nothing can arm it now */
 	/* last: until now a freed memcg still had to mark its entry dead */
 	md_probes_unregister();
 	md_shadow_exit();

@@ -22,8 +22,9 @@
 # itself: the watch holds each change against the state change the probes
 # saw begin there and names the disagreement, size or memcg.  With
 # audit_watch (the default) the audit arms the watch on a memcg it finds
-# bad, when nothing is watched: a bug that strikes again there is named
-# with nobody writing control.  With the zoo's files written and no
+# bad, when nothing is watched, on the node it found apart: a bug that
+# strikes again there is named with nobody writing control, and the watch
+# then stops by itself, giving the debug registers back.  With the zoo's files written and no
 # trigger pulled, nothing is said.  Each bug is put right before the next
 # (the zoo's undo), and the check says ok again.
 . ./lib.sh
@@ -341,9 +342,21 @@ md_check "class 8: the audit armed the watch on /md_zoo8" \
 md_check "class 8: and said so on the console" sh -c \
 	"dmesg | grep -q 'memcg_dirty: watch /md_zoo8 (id $id8) armed by the audit'"
 md_eq "class 8: one watch armed by the audit" 1 "$(md_audit watches)"
+md_eq "class 8: the audit's watch takes one node's breakpoints" "$(grep -c '^processor' /proc/cpuinfo)" \
+	"$(head -n 1 "$MD/watch" | awk '{ for (i = 1; i < NF; i++) if ($i == "breakpoints") print $(i + 1) }')"
 # the bug strikes again, with nobody reading
 zoo phantom "$W/z8" 0
-md_watched 8 md_zoo8 md_zoo_phantom_dirty
+md_poll 100 md_watch_said md_zoo8 md_zoo_phantom_dirty
+md_diag "$(dmesg | grep -m 1 "memcg_dirty: watch /md_zoo8 (id [0-9]*) node [0-9]*: counter")"
+md_check "class 8: the watch names md_zoo_phantom_dirty on the console" \
+	md_watch_said md_zoo8 md_zoo_phantom_dirty
+md_eq "class 8: nothing else said outside the dirty accounting" 0 \
+	"$(dmesg | grep "memcg_dirty: watch /md_zoo8 (id [0-9]*) node .* outside the dirty accounting" | grep -vc 'md_zoo_' || true)"
+# the registers are the machine's: the audit's watch stops once it has named the code
+md_check "class 8: the audit's watch stops once it has named the code" md_poll 50 sh -c \
+	"[ \"\$(cat $MD/watch)\" = 'watching nothing (control: watch CGROUP)' ]"
+md_check "class 8: and says so" sh -c \
+	"dmesg | grep -q 'memcg_dirty: watch /md_zoo8 (id $id8) stopped: it named the code'"
 zoo undo
 md_check "class 8 put right: check says ok" md_settled md_zoo8
 echo "watch off" > "$MD/control"
