@@ -336,6 +336,17 @@ md_has_event() {
 	awk -v k="$1" -v id="$2" '$5 == k && (id == "" || $2 == id) { f = 1 } END { exit !f }' "$MD/events"
 }
 
+# md_zoo_ready: the zoo of staged bugs (selftests/zoo/: built with the
+# module in a clone, never packaged) is at hand as $zoo_ko, and neither it
+# nor memcg_dirty is loaded; SKIP if it is missing or will not unload.
+md_zoo_ready() {
+	zoo_ko=${MEMCG_DIRTY_ZOO:-$md_here/bin/md_zoo.ko}
+	[ -r "$zoo_ko" ] ||
+		md_skip_all "no md_zoo.ko: it is built with the module in a clone (build/KVER/zoo/), never packaged"
+	[ ! -d /sys/module/md_zoo ] || rmmod md_zoo || md_skip_all "md_zoo is loaded and cannot be unloaded"
+	md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
+}
+
 # md_reload ARGS...: unload and load again with module parameters.
 md_reload() {
 	md_unload || return 1

@@ -26,11 +26,7 @@ md_require_writers
 md_require_ko
 # this test's console lines only: an earlier test of the same boot has its own
 mark=$(dmesg | wc -l)
-zoo_ko=${MEMCG_DIRTY_ZOO:-$md_here/bin/md_zoo.ko}
-[ -r "$zoo_ko" ] ||
-	md_skip_all "no md_zoo.ko: it is built with the module in a clone (build/KVER/zoo/), never packaged"
-[ ! -d /sys/module/md_zoo ] || rmmod md_zoo || md_skip_all "md_zoo is loaded and cannot be unloaded"
-md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
+md_zoo_ready
 W=$MD_WORK
 Z=/sys/kernel/debug/md_zoo
 md_hold_writeback

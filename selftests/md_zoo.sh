@@ -30,11 +30,7 @@
 . ./lib.sh
 md_require_writers
 md_require_ko
-zoo_ko=${MEMCG_DIRTY_ZOO:-$md_here/bin/md_zoo.ko}
-[ -r "$zoo_ko" ] ||
-	md_skip_all "no md_zoo.ko: it is built with the module in a clone (build/KVER/zoo/), never packaged"
-[ ! -d /sys/module/md_zoo ] || rmmod md_zoo || md_skip_all "md_zoo is loaded and cannot be unloaded"
-md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
+md_zoo_ready
 md_load audit_ms=200 track=1 uncounted_ms=1000 ||
 	md_skip_all "cannot load memcg_dirty with audit_ms=200 track=1 uncounted_ms=1000"
 if ! md_check "md_zoo loads" insmod "$zoo_ko"; then
