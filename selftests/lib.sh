@@ -394,6 +394,17 @@ md_memstat() {
 	awk -v k="$2" '$1 == k { print $2 }' "$CG/$1/memory.stat"
 }
 
+# md_memstat_settled CGROUP PAGES: memory.stat's file_dirty, once it reads PAGES
+# (it is flushed at most every 2 s), or what it reads after 10 s
+md_memstat_settled() {
+	i=0
+	while [ "$(md_memstat "$1" file_dirty)" != "$2" ] && [ $i -lt 50 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	md_memstat "$1" file_dirty
+}
+
 # md_wait_gone CGROUP_ID: until the summary no longer lists the id (freed).
 md_wait_gone() {
 	md_poll 100 md_unlisted "$1"

@@ -12,22 +12,13 @@ md_load_inject || md_skip_all "cannot load memcg_dirty with fault_inject=1"
 md_mkcg md_iu md_iu/kid
 md_wait_dir md_iu/kid
 sync
-# memory.stat is flushed at most every 2 s; wait for the value to settle
-md_settled() {
-	i=0
-	while [ "$(md_memstat "$1" file_dirty)" != "$2" ] && [ $i -lt 50 ]; do
-		sleep 0.2
-		i=$((i + 1))
-	done
-	md_memstat "$1" file_dirty
-}
 base=$(md_memstat md_iu file_dirty)
 id=$(stat -c %i "$CG/md_iu/kid")
 md_inject skew /md_iu/kid 100
-md_eq "the skew shows in the parent's memory.stat" $((base + 409600)) "$(md_settled md_iu $((base + 409600)))"
+md_eq "the skew shows in the parent's memory.stat" $((base + 409600)) "$(md_memstat_settled md_iu $((base + 409600)))"
 rmdir "$CG/md_iu/kid"
 md_check "the child's memcg is freed" md_wait_gone "$id"
-md_eq "the parent's file_dirty is back where it was" "$base" "$(md_settled md_iu "$base")"
+md_eq "the parent's file_dirty is back where it was" "$base" "$(md_memstat_settled md_iu "$base")"
 md_rmcg md_iu
 md_check "rmmod" md_unload
 md_finish

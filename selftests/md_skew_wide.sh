@@ -13,15 +13,6 @@ md_require_debugfs
 md_require_cgroup2_memory
 md_require_ko
 md_load_inject || md_skip_all "cannot load memcg_dirty with fault_inject=1"
-# memory.stat is flushed at most every 2 s; wait for the value to settle
-md_settled() {
-	i=0
-	while [ "$(md_memstat "$1" file_dirty)" != "$2" ] && [ $i -lt 50 ]; do
-		sleep 0.2
-		i=$((i + 1))
-	done
-	md_memstat "$1" file_dirty
-}
 md_mkcg md_sw
 md_wait_dir md_sw
 page=$(getconf PAGESIZE 2>/dev/null || echo 4096)
@@ -33,9 +24,9 @@ while [ $i -lt $n ] && md_inject skew /md_sw 1048576; do
 done
 md_eq "$n skews of 2^20 pages accepted" $n $i
 want=$((base + n * 1048576 * page))
-md_eq "memory.stat shows them ($n * 2^20 pages > 2^31)" $want "$(md_settled md_sw $want)"
+md_eq "memory.stat shows them ($n * 2^20 pages > 2^31)" $want "$(md_memstat_settled md_sw $want)"
 md_inject unskew /md_sw
-md_eq "one unskew puts file_dirty back where it was" "$base" "$(md_settled md_sw "$base")"
+md_eq "one unskew puts file_dirty back where it was" "$base" "$(md_memstat_settled md_sw "$base")"
 md_rmcg md_sw
 md_check "rmmod" md_unload
 md_check "no kernel warning or oops" md_dmesg_clean
