@@ -13,6 +13,8 @@
 #   make check-debug             the suite on a KASAN/lockdep/kmemleak kernel and
 #                                with preempt=full (not part of check)
 #   make debug-kernel            just build that kernel (build/debug-kernel/)
+#   make check-bugs              real dirty-accounting bugs put back into Debian's
+#                                6.1 and 7.3: caught by the audit? (not part of check)
 #   make check-system            the packages in a full Debian guest, kernel
 #                                upgrade included (not part of check)
 #   make kernels                 the kernel matrix, and newer Debian kernels
@@ -254,6 +256,16 @@ check-debug:
 	@$(MAKE) --no-print-directory helpers
 	@scripts/check-debug
 
+# The bug kernels (scripts/kernel-build bugs: linux-source-6.1, and 7.3 in
+# the Debian 13 root, with kernels/bugs/LINE/*.patch; cached under
+# build/bugs-kernel/, never installed) and one boot per bug of
+# kernels/bugs/list plus a control per kernel (scripts/check-bugs).
+# Not part of check: see the README for its time.
+check-bugs:
+	@selftests/vm/deps $(DEBUG_KERNEL_DEPS) patch
+	@$(MAKE) --no-print-directory helpers
+	@scripts/check-bugs
+
 # deps first, then a new make: KVER is only known once headers are installed
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
@@ -312,4 +324,4 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 
 .PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
-	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-audit
+	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit

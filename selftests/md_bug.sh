@@ -1,0 +1,169 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The kernel's own bugs (make check-bugs): on a bug kernel
+# (scripts/kernel-build bugs LINE) booted with md_bug=BUG, a workload that
+# takes the buggy path in a cgroup, with the module loaded as a test
+# machine would have it (audit_ms=200 audit_warn=1, the audit arming the
+# watch), and nobody reading debugfs while it runs.  What must show in the
+# kernel log, by itself:
+#   - the audit's line naming a cgroup, a node and the suspect, within
+#     5 s of the bug's first wrong count (the bug kernel logs that moment:
+#     "md_bug: BUG taken for the first time");
+#   - a WARN (one per cgroup and verdict at most);
+#   - the watch the audit armed naming the kernel function and what is
+#     wrong with the change ("mismatched": another memcg, another size).
+# Then, after sync, how far the kernel's counter is off, against the ledger
+# and the scan.  The last line is the result the host's table is made of:
+#   md_bug result: bug B caught yes|no seconds S cgroup C node N suspect S
+#     warns W localized FUNCTION|none what "..." after_sync "..."
+#
+# usage: md_bug.sh BUG WORKLOAD        on a kernel booted with md_bug=BUG
+#        md_bug.sh control WORKLOAD... the same workloads without md_bug=:
+#                                      no line, no WARN, nothing off
+# WORKLOAD: migrate (dirty pages moved between the nodes with move_pages),
+#           migrate_large (the same with large folios), rmdir (removal of
+#           children with dirty pages while the parent lives on).
+. ./lib.sh
+md_require_writers
+md_require_ko
+[ $# -ge 2 ] || { echo "usage: md_bug.sh BUG|control WORKLOAD..." >&2; exit 2; }
+bug=$1
+shift
+[ -d /sys/devices/system/node/node1 ] ||
+	md_skip_all "needs two NUMA nodes (in the VM: selftests/vm/run --numa)"
+X=$(md_xfs_dir) || md_skip_all "migration keeps pages dirty on xfs only: set MEMCG_DIRTY_XFS"
+on=$(sed -n 's/.*md_bug=\([^ ]*\).*/\1/p' /proc/cmdline)
+if [ "$bug" = control ]; then
+	[ -z "$on" ] || md_skip_all "control run on a kernel booted with md_bug=$on"
+else
+	[ "$on" = "$bug" ] || md_skip_all "needs a bug kernel booted with md_bug=$bug (cmdline: $(cat /proc/cmdline))"
+	dmesg | grep -q "md_bug: switched on: $bug" ||
+		md_skip_all "md_bug=$bug on the command line, but this kernel has no md_bug (not a bug kernel)"
+fi
+md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
+md_load audit_ms=200 audit_warn=1 || md_skip_all "cannot load memcg_dirty with audit_ms=200 audit_warn=1"
+W=$MD_WORK
+node0_cpu=$(sed 's/[-,].*//' /sys/devices/system/node/node0/cpulist)
+echo "memcg_dirty selftest: expected audit warnings begin" > /dev/kmsg
+md_hold_writeback
+
+# caught: the audit said something, or the watch named something
+caught() {
+	dmesg | grep -Eq "memcg_dirty: (mismatch|underflow) |memcg_dirty: watch .*: counter .*(, but |outside)"
+}
+# watched: the watch named the code
+named() {
+	dmesg | grep -Eq "memcg_dirty: watch .*: counter .*(, but |outside)"
+}
+
+# migrate [large]: dirty pages of md_bug moved between the nodes, once a
+# second, until the watch has named the code (at most 30 moves)
+migrate() {
+	md_mkcg md_bug
+	md_wait_dir md_bug
+	F=$X/md_bug.$$
+	if [ "${1:-}" = large ]; then
+		md_in_cg md_bug taskset -c "$node0_cpu" mdfile largedirty "$F" 8 ||
+			{ md_not_ok "large dirty folios made in md_bug"; return; }
+		md_diag "large folios: $(mdfile folios "$F")"
+	else
+		md_in_cg md_bug taskset -c "$node0_cpu" mdfile write "$F" 512
+	fi
+	i=0 to=1
+	while [ $i -lt 30 ]; do
+		md_diag "move $i to node$to: $(mdfile migrate "$F" $to)"
+		to=$((1 - to)) i=$((i + 1))
+		sleep 1
+		named && [ $i -ge 4 ] && break
+		[ "$bug" = control ] && [ $i -ge 6 ] && break
+	done
+	cgs="md_bug $cgs"
+	files="$F $files"
+}
+
+# rmdir: children of md_bugp with dirty pages removed one by one, two
+# seconds apart, while the parent lives on
+rmdir_children() {
+	md_mkcg md_bugp md_bugp/c1 md_bugp/c2 md_bugp/c3 md_bugp/c4 md_bugp/c5 md_bugp/c6
+	md_wait_dir md_bugp
+	for c in 1 2 3 4 5 6; do
+		md_in_cg md_bugp/c$c taskset -c "$node0_cpu" mdfile write "$X/md_bugp$c.$$" 256
+		files="$X/md_bugp$c.$$ $files"
+	done
+	for c in 1 2 3 4 5 6; do
+		rmdir "$CG/md_bugp/c$c"
+		md_diag "rmdir md_bugp/c$c"
+		sleep 2
+		named && [ $c -ge 2 ] && break
+	done
+	cgs="md_bugp $cgs"
+}
+
+cgs="" files=""
+for w in "$@"; do
+	case "$w" in
+	migrate) migrate ;;
+	migrate_large) migrate large ;;
+	rmdir) rmdir_children ;;
+	*) md_not_ok "unknown workload $w"; exit 1 ;;
+	esac
+done
+# the audit has had its chance
+sleep 2
+
+# after sync: how far each cgroup's kernel counter is off
+md_release_writeback
+sync
+sleep 1
+after=""
+for c in $cgs ""; do
+	[ -e "$MD/cgroups/$c/check" ] || continue
+	after="$after${after:+; }${c:-/}: $(awk '{ v[$1] = $2 } END { printf "%s kernel %s ledger %s scan %s", v["verdict"], v["kernel"], v["ledger"], v["scan"] }' "$MD/cgroups/$c/check")"
+done
+md_diag "after sync: $after"
+echo "memcg_dirty selftest: expected audit warnings end" > /dev/kmsg
+dmesg | grep -E "md_bug:|memcg_dirty: (mismatch|underflow|watch|audit found|untrusted)" | sed 's/^/# /'
+
+# dmesg time of the first line matching ERE $1 (empty if none)
+t_of() {
+	dmesg | grep -E "$1" | head -n 1 | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'
+}
+warns=$(dmesg | grep -c "memcg_dirty: audit found" || true)
+if [ "$bug" = control ]; then
+	md_eq "no audit line" 0 "$(dmesg | grep -Ec 'memcg_dirty: (mismatch|underflow) ' || true)"
+	md_eq "no WARN" 0 "$warns"
+	md_eq "the watch was not armed" 0 "$(md_audit watches)"
+	md_check "no bug was taken" sh -c "! dmesg | grep -q 'md_bug: .* taken'"
+	for c in $cgs; do
+		md_eq "$c: ok after sync" ok "$(md_chk "$c" verdict)"
+	done
+	md_check "dmesg is clean" md_dmesg_clean
+	echo "md_bug result: bug control caught no seconds - cgroup - node - suspect - warns $warns localized none what \"-\" after_sync \"$after\""
+	rm -f $files
+	md_finish
+fi
+
+t0=$(t_of "md_bug: $bug taken for the first time")
+md_check "the bug was taken" test -n "$t0"
+line=$(dmesg | grep -E "memcg_dirty: (mismatch|underflow) " | head -n 1)
+t1=$(t_of "memcg_dirty: (mismatch|underflow) ")
+md_check "the audit said it" test -n "$line"
+secs=-
+[ -z "$t0" ] || [ -z "$t1" ] || secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+md_diag "first wrong count at $t0 s, the audit's line at $t1 s: $secs s"
+md_check "within 5 s of the first wrong count" awk -v s="$secs" 'BEGIN { exit !(s != "-" && s <= 5) }'
+cg=$(echo "$line" | sed -n 's/.*memcg_dirty: [a-z]* \([^ ]*\) (id [0-9]*) node \([0-9]*\):.*/\1/p')
+node=$(echo "$line" | sed -n 's/.* (id [0-9]*) node \([0-9]*\):.*/\1/p')
+suspect=$(echo "$line" | sed -n 's/.*, suspect \([a-z]*\)$/\1/p')
+md_eq "the suspect is the kernel" kernel "$suspect"
+md_check "a WARN" test "$warns" -ge 1
+md_eq "each WARN is one the audit raised, between the markers" "$warns" "$(md_marked_warnings)"
+wline=$(dmesg | grep -E "memcg_dirty: watch .*: counter .*(, but |outside)" | head -n 1)
+func=$(echo "$wline" | sed -n 's/.*, at \([A-Za-z0-9_.]*\)+.*/\1/p')
+what=$(echo "$wline" | sed -n 's/.*: counter \(.*\), at .*/counter \1/p')
+md_check "the watch named the code" test -n "$func"
+md_check "dmesg is clean but for the expected WARNs" md_dmesg_clean
+echo "md_bug result: bug $bug caught $([ -n "$line" ] && echo yes || echo no) seconds $secs cgroup ${cg:--} node ${node:--} suspect ${suspect:--} warns $warns localized ${func:-none} what \"${what:--}\" after_sync \"$after\""
+md_unload
+rm -f $files
+md_finish
