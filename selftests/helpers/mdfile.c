@@ -41,6 +41,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -155,6 +156,20 @@ static void do_direct(const char *file, long pages)
 	free(buf);
 }
 
+/*
+ * Keep khugepaged off this process's mappings of the file, before it maps
+ * it: with THP "always", 7.x's khugepaged collapses the page cache of any
+ * mapped regular file whose mapping takes PMD-sized folios (xfs, ext4), and
+ * collapse_file() starts writeback of the whole file when it meets a dirty
+ * folio of a file not open for write; the pages under test would be
+ * written back and refolded behind the test's back.  (6.1 collapses no
+ * file pages: READ_ONLY_THP_FOR_FS is off in Debian's kernels.)
+ */
+static void no_collapse(void)
+{
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+}
+
 /* Fault in every page of the file read-only; returns the page addresses. */
 static void **map_pages(const char *file, long *countp)
 {
@@ -167,6 +182,7 @@ static void **map_pages(const char *file, long *countp)
 	if (fd < 0 || fstat(fd, &st))
 		die("open", file);
 	n = st.st_size / page_size;
+	no_collapse();
 	p = mmap(NULL, n * page_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		die("mmap", file);
