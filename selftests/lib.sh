@@ -149,6 +149,11 @@ md_probe_status() {
 	awk -v p="$1" '$1 == p { print $4 }' "$MD/probes"
 }
 
+# md_probe_symbol POINT: the kernel function it is attached to (2nd column)
+md_probe_symbol() {
+	awk -v p="$1" '$1 == p { print $2 }' "$MD/probes"
+}
+
 # md_wait_dir DIR: the cgroups/ mirror is built by deferred work.
 md_wait_dir() {
 	md_poll 50 md_dir_ready "$1"

@@ -3,10 +3,10 @@
 # Cross-node migration of dirty file pages (move_pages(2)): the cgroup's
 # totals do not change, the per-node values move, in the ledger and in the
 # kernel alike.  On ext4 first (buffer_migrate_folio); where the move wrote
-# dirty pages back there (7.x's ext4 writes its dirty folios back, before
-# or when they are moved, all or some of them), the per-node values cannot
-# be predicted: ledger and kernel must agree per node, and the moves run
-# again on xfs, where every check applies.
+# dirty pages back there, the per-node values cannot be predicted: ledger
+# and kernel must agree per node, and the moves run again on xfs, where
+# every check applies.  (On 7.x that writeback was khugepaged's, let in by
+# mdfile's own mapping of the file; mdfile keeps it out now: no_collapse().)
 . ./lib.sh
 md_require_writers
 md_require_module

@@ -46,8 +46,8 @@ if [ -d /sys/devices/system/node/node1 ]; then
 	moved=$(mdfile migrate "$W/f" $to | awk '{ print $2 }')
 	m=$(($(md_stat md_xfs migrated) - m0)) c=$(($(md_stat md_xfs cleaned_io) - c0))
 	if [ "$m" = 0 ] && [ "$c" -ge "$N" ] && [ "$(md_stat md_xfs dirty)" = 0 ]; then
-		# 7.3 writes mapped dirty folios back, then migrates them clean
-		# (md_numa migrates dirty xfs pages written with write(2))
+		# written back, then moved clean: 7.3's khugepaged did that
+		# to files mdfile mapped, before mdfile kept it out (no_collapse())
 		md_diag "xfs: the kernel wrote the $N mapped dirty pages back ($c cleaned), then moved $moved clean"
 		md_eq "xfs: written back, not migrated: ledger and kernel 0" "0 0" \
 			"$(md_stat md_xfs dirty) $(md_stat md_xfs kernel_dirty)"

@@ -15,6 +15,17 @@
  *   mdfile migrate FILE NODE         map the file, move_pages() it to NODE;
  *                                    prints "moved N of M"
  *   mdfile nodes   FILE              prints "nodeN=COUNT" for the mapped pages
+ *   mdfile largedirty FILE PAGES     PAGES pages in large folios, dirty: write
+ *                                    and fsync them, drop them from the cache,
+ *                                    read them back (readahead allocates large
+ *                                    folios where the filesystem allows them),
+ *                                    then pwrite a byte to every page in place
+ *   mdfile folios  FILE              how the file's cached pages lie in folios,
+ *                                    measured in /proc/kpageflags (root):
+ *                                    "folios N pages P large_folios L
+ *                                    large_pages LP dirty_large_pages DP",
+ *                                    "sizes PAGES:FOLIOS...",
+ *                                    "dirty_large nodeN=PAGES..."
  *   mdfile mapwait FILE PAGES SECS   dirty PAGES through a shared mapping, print
  *                                    "mapped", keep the mapping SECS seconds
  *   mdfile hog     MB                touch MB of anonymous memory, then exit
@@ -40,13 +51,23 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <stdint.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MPOL_MF_MOVE (1 << 1)
+/* Documentation/admin-guide/mm/pagemap.rst */
+#define PM_PRESENT (1ULL << 63)
+#define PM_PFN_MASK ((1ULL << 55) - 1)
+#define KPF_DIRTY 4
+#define KPF_COMPOUND_HEAD 15
+#define KPF_COMPOUND_TAIL 16
+#define MAX_NODES 64
+#define NR_ORDERS 32
 
 static long page_size;
 
@@ -155,6 +176,20 @@ static void do_direct(const char *file, long pages)
 	free(buf);
 }
 
+/*
+ * Keep khugepaged off this process's mappings of the file, before it maps
+ * it: with THP "always", 7.x's khugepaged collapses the page cache of any
+ * mapped regular file whose mapping takes PMD-sized folios (xfs, ext4), and
+ * collapse_file() starts writeback of the whole file when it meets a dirty
+ * folio of a file not open for write; the pages under test would be
+ * written back and refolded behind the test's back.  (6.1 collapses no
+ * file pages: READ_ONLY_THP_FOR_FS is off in Debian's kernels.)
+ */
+static void no_collapse(void)
+{
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+}
+
 /* Fault in every page of the file read-only; returns the page addresses. */
 static void **map_pages(const char *file, long *countp)
 {
@@ -167,6 +202,7 @@ static void **map_pages(const char *file, long *countp)
 	if (fd < 0 || fstat(fd, &st))
 		die("open", file);
 	n = st.st_size / page_size;
+	no_collapse();
 	p = mmap(NULL, n * page_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		die("mmap", file);
@@ -214,6 +250,171 @@ static void do_nodes(const char *file)
 	for (i = 0; i < 64; i++)
 		if (count[i])
 			printf("node%ld=%ld\n", i, count[i]);
+}
+
+static void do_largedirty(const char *file, long pages)
+{
+	const off_t chunk = 1 << 20;
+	char *buf = malloc(chunk);
+	off_t size = pages * page_size, off;
+	int fd = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0 || !buf)
+		die("open", file);
+	memset(buf, 0x5a, chunk);
+	for (off = 0; off < size; off += chunk) {
+		off_t n = size - off < chunk ? size - off : chunk;
+
+		if (pwrite(fd, buf, n, off) != (ssize_t)n)
+			die("pwrite", file);
+	}
+	if (fsync(fd))
+		die("fsync", file);
+	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (errno)
+		die("fadvise DONTNEED", file);
+	/* SEQUENTIAL doubles the readahead window: larger folios */
+	errno = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (errno)
+		die("fadvise SEQUENTIAL", file);
+	for (off = 0; off < size; off += chunk)
+		if (pread(fd, buf, chunk, off) < 0)
+			die("pread", file);
+	for (off = 0; off < size; off += page_size)
+		if (pwrite(fd, "d", 1, off) != 1)
+			die("pwrite", file);
+	close(fd);
+	free(buf);
+}
+
+/* The flags of page frame PFN, from /proc/kpageflags. */
+static uint64_t kpageflags(int fd, uint64_t pfn)
+{
+	uint64_t flags;
+
+	if (pread(fd, &flags, sizeof(flags), pfn * sizeof(flags)) != sizeof(flags))
+		die("read", "/proc/kpageflags");
+	return flags;
+}
+
+/* mdfile folios: the counts, and the addresses of the dirty large pages */
+struct folio_count {
+	long folios, pages, large_folios, large_pages, dirty_large;
+	long by_order[NR_ORDERS];
+	void **dirty_addrs;
+	/* the large folio being walked */
+	long head, nr;
+	uint64_t head_pfn;
+	int head_dirty;
+};
+
+static void end_folio(struct folio_count *c)
+{
+	int order = 0;
+
+	if (!c->nr)
+		return;
+	while ((1L << order) < c->nr && order < NR_ORDERS - 1)
+		order++;
+	c->by_order[order]++;
+	c->nr = 0;
+}
+
+/*
+ * Walk the file's cached pages by index.  A large folio's pages lie at
+ * consecutive indices and page frames, its head first.  6.1 reports
+ * kpageflags from the page itself, and only the head carries PG_dirty, so
+ * a tail takes the dirty state of the head it follows.
+ */
+static void do_folios(const char *file)
+{
+	struct folio_count c = { 0 };
+	long i, n, node[MAX_NODES] = { 0 };
+	int fd = open(file, O_RDONLY), pmfd, kfd, *status;
+	unsigned char *vec;
+	struct stat st;
+	uint64_t *pm;
+	char *p = MAP_FAILED;
+
+	if (fd < 0 || fstat(fd, &st))
+		die("open", file);
+	pmfd = open("/proc/self/pagemap", O_RDONLY);
+	kfd = open("/proc/kpageflags", O_RDONLY);
+	if (pmfd < 0 || kfd < 0)
+		die("open", "/proc/self/pagemap, /proc/kpageflags");
+	n = (st.st_size + page_size - 1) / page_size;
+	no_collapse();
+	if (n)
+		p = mmap(NULL, n * page_size, PROT_READ, MAP_SHARED, fd, 0);
+	vec = malloc(n + 1);
+	pm = calloc(n + 1, sizeof(*pm));
+	c.dirty_addrs = calloc(n + 1, sizeof(void *));
+	status = calloc(n + 1, sizeof(int));
+	if ((n && p == MAP_FAILED) || !vec || !pm || !c.dirty_addrs || !status)
+		die("mmap", file);
+	/* fault in only what is cached: the walk must not read pages in */
+	if (n && mincore(p, n * page_size, vec))
+		die("mincore", file);
+	for (i = 0; i < n; i++)
+		if (vec[i] & 1)
+			(void)*(volatile char *)(p + i * page_size);
+	if (n && pread(pmfd, pm, n * sizeof(*pm), (uintptr_t)p / page_size * sizeof(*pm)) !=
+		 (ssize_t)(n * sizeof(*pm)))
+		die("read", "/proc/self/pagemap");
+	for (i = 0; i < n; i++) {
+		uint64_t pfn = pm[i] & PM_PFN_MASK, f;
+
+		if (!(vec[i] & 1) || !(pm[i] & PM_PRESENT))
+			continue;
+		if (!pfn) {
+			fprintf(stderr, "mdfile: pagemap shows no page frames (needs root)\n");
+			exit(1);
+		}
+		f = kpageflags(kfd, pfn);
+		c.pages++;
+		if ((f & (1ULL << KPF_COMPOUND_TAIL)) && c.nr &&
+		    i - c.head == c.nr && pfn - c.head_pfn == (uint64_t)c.nr) {
+			c.nr++;
+			c.large_pages++;
+			if (c.head_dirty)
+				c.dirty_addrs[c.dirty_large++] = p + i * page_size;
+			continue;
+		}
+		end_folio(&c);
+		c.folios++;
+		if (!(f & (1ULL << KPF_COMPOUND_HEAD))) {
+			/* a small folio, or a tail whose head is not mapped here */
+			c.by_order[0]++;
+			continue;
+		}
+		c.large_folios++;
+		c.large_pages++;
+		c.head = i;
+		c.head_pfn = pfn;
+		c.nr = 1;
+		c.head_dirty = !!(f & (1ULL << KPF_DIRTY));
+		if (c.head_dirty)
+			c.dirty_addrs[c.dirty_large++] = p + i * page_size;
+	}
+	end_folio(&c);
+	printf("folios %ld pages %ld large_folios %ld large_pages %ld dirty_large_pages %ld\n",
+	       c.folios, c.pages, c.large_folios, c.large_pages, c.dirty_large);
+	printf("sizes");
+	for (i = 0; i < NR_ORDERS; i++)
+		if (c.by_order[i])
+			printf(" %ld:%ld", 1L << i, c.by_order[i]);
+	/* where the dirty large pages are: move_pages(2) without nodes asks */
+	if (c.dirty_large &&
+	    syscall(SYS_move_pages, 0, c.dirty_large, c.dirty_addrs, NULL, status, 0) < 0)
+		die("move_pages", file);
+	for (i = 0; i < c.dirty_large; i++)
+		if (status[i] >= 0 && status[i] < MAX_NODES)
+			node[status[i]]++;
+	printf("\ndirty_large");
+	for (i = 0; i < MAX_NODES; i++)
+		if (node[i])
+			printf(" node%ld=%ld", i, node[i]);
+	printf("\n");
 }
 
 static void do_mapwait(const char *file, long pages, long secs)
@@ -354,6 +555,10 @@ int main(int argc, char **argv)
 		do_migrate(argv[2], (int)parse_count(argv[3]));
 	else if (argc == 3 && !strcmp(argv[1], "nodes"))
 		do_nodes(argv[2]);
+	else if (argc == 4 && !strcmp(argv[1], "largedirty"))
+		do_largedirty(argv[2], parse_count(argv[3]));
+	else if (argc == 3 && !strcmp(argv[1], "folios"))
+		do_folios(argv[2]);
 	else if (argc == 5 && !strcmp(argv[1], "mapwait"))
 		do_mapwait(argv[2], parse_count(argv[3]), parse_count(argv[4]));
 	else if (argc == 3 && !strcmp(argv[1], "hog"))
@@ -369,7 +574,8 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: mdfile write|fsync|dsync|mmap|mmapnosync FILE PAGES |\n"
 				"       dontneed FILE | direct FILE PAGES | migrate FILE NODE |\n"
-				"       nodes FILE | mapwait FILE PAGES SECS | hog MB |\n"
+				"       nodes FILE | largedirty FILE PAGES | folios FILE |\n"
+				"       mapwait FILE PAGES SECS | hog MB |\n"
 				"       readloop FILE SECS | fifohog CPU BUSY_US IDLE_US SECS |\n"
 				"       startwb FILE CPU FILE2 CPU2\n");
 		return 2;
