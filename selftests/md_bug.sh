@@ -59,25 +59,29 @@ named() {
 # migrate [large]: dirty pages of md_bug moved between the nodes, once a
 # second, until the watch has named the code (at most 30 moves)
 migrate() {
-	md_mkcg md_bug
-	md_wait_dir md_bug
-	F=$X/md_bug.$$
+	cg=md_bug${1:+_$1}
+	md_mkcg $cg
+	md_wait_dir $cg
+	F=$X/$cg.$$
 	if [ "${1:-}" = large ]; then
-		md_in_cg md_bug taskset -c "$node0_cpu" mdfile largedirty "$F" 8 ||
-			{ md_not_ok "large dirty folios made in md_bug"; return; }
-		md_diag "large folios: $(mdfile folios "$F")"
+		md_in_cg $cg taskset -c "$node0_cpu" mdfile largedirty "$F" 4096 ||
+			{ md_not_ok "large dirty folios made in $cg"; return; }
+		md_diag "large folios: $(mdfile folios "$F" | head -n 1)"
 	else
-		md_in_cg md_bug taskset -c "$node0_cpu" mdfile write "$F" 512
+		md_in_cg $cg taskset -c "$node0_cpu" mdfile write "$F" 512
 	fi
+	# an odd number of moves: pages left on node 1, so that a count
+	# moved wrongly between the nodes does not cancel out by the sync
 	i=0 to=1
-	while [ $i -lt 30 ]; do
+	while [ $i -lt 31 ]; do
 		md_diag "move $i to node$to: $(mdfile migrate "$F" $to)"
 		to=$((1 - to)) i=$((i + 1))
 		sleep 1
-		named && [ $i -ge 4 ] && break
-		[ "$bug" = control ] && [ $i -ge 6 ] && break
+		[ $((i % 2)) = 1 ] || continue
+		named && [ $i -ge 5 ] && break
+		[ "$bug" = control ] && [ $i -ge 7 ] && break
 	done
-	cgs="md_bug $cgs"
+	cgs="$cg $cgs"
 	files="$F $files"
 }
 
@@ -119,6 +123,7 @@ after=""
 for c in $cgs ""; do
 	[ -e "$MD/cgroups/$c/check" ] || continue
 	after="$after${after:+; }${c:-/}: $(awk '{ v[$1] = $2 } END { printf "%s kernel %s ledger %s scan %s", v["verdict"], v["kernel"], v["ledger"], v["scan"] }' "$MD/cgroups/$c/check")"
+	after="$after (per node: kernel $(md_stat "$c" kernel_dirty_node0)/$(md_stat "$c" kernel_dirty_node1) ledger $(md_stat "$c" dirty_node0)/$(md_stat "$c" dirty_node1))"
 done
 md_diag "after sync: $after"
 echo "memcg_dirty selftest: expected audit warnings end" > /dev/kmsg
