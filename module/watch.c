@@ -433,7 +433,7 @@ static struct md_watch_cpu __percpu *md_watch_disarm(void)
 	for_each_possible_cpu(cpu)
 		md_watch_disarm_cpu(per_cpu_ptr(pcpu, cpu), cpu);
 	md_watch_pcpu = NULL;
-	md_probes_pair(false);
+	md_probes_pair(NULL);
 	css_put(&md_watch_memcg->css);
 	md_watch_memcg = NULL;
 	kfree(md_watch_path);
@@ -675,7 +675,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 	md_watch_until = jiffies + (unsigned long)limit_s * HZ;
 	cpumask_clear(&md_watch_cpus);
 	md_watch_pcpu = pcpu;	/* before any event can fire */
-	md_probes_pair(true);
+	md_probes_pair(&md_watch_nodemask);
 	ret = md_watch_nodes ? 0 : -ENOENT;
 	for_each_online_cpu(cpu) {
 		if (ret)
