@@ -16,6 +16,7 @@ enum md_point {
 	MD_P_OFFLINE,
 	MD_P_RELEASE,
 	MD_P_FREE,
+	MD_P_REPARENT,
 	MD_NR_POINTS,
 };
 
@@ -31,6 +32,7 @@ static inline const char *md_point_name(enum md_point p)
 		[MD_P_OFFLINE]		= "memcg_offline",
 		[MD_P_RELEASE]		= "memcg_release",
 		[MD_P_FREE]		= "memcg_free",
+		[MD_P_REPARENT]		= "reparent",
 	};
 
 	return names[p];

@@ -170,12 +170,19 @@ static struct md_note_bucket {
 static atomic64_t md_note_order;	/* the last note's order */
 static u64 md_note_floor;		/* notes up to it predate the arming */
 static bool md_pairing;
+static nodemask_t md_pair_nodes;	/* the watch's nodes, set before md_pairing */
 
-void md_probes_pair(bool on)
+/* Pair for the watch of @nodes from now on; NULL: no more. */
+void md_probes_pair(const nodemask_t *nodes)
 {
-	if (on)
-		WRITE_ONCE(md_note_floor, atomic64_read(&md_note_order));
-	WRITE_ONCE(md_pairing, on);
+	if (!nodes) {
+		WRITE_ONCE(md_pairing, false);
+		return;
+	}
+	md_pair_nodes = *nodes;
+	WRITE_ONCE(md_note_floor, atomic64_read(&md_note_order));
+	/* the nodes before pairing: md_reparent_entry() */
+	smp_store_release(&md_pairing, true);
 }
 
 static struct md_note_bucket *md_note_bucket(struct task_struct *task)
@@ -193,10 +200,14 @@ static u64 md_note_keep(const struct md_change_note *n)
 	return n->order + (1ULL << 62);
 }
 
-/* @n's fields, published by its sequence count; bucket locked, irqs off. */
+/*
+ * @n's fields, published by its sequence count; bucket locked, irqs off.
+ * @held: a reparenting's, else NULL.
+ */
 static void md_note_fill(struct md_change_note *n, struct task_struct *task, u64 order,
 			 enum md_point point, struct mem_cgroup *memcg,
-			 struct mem_cgroup *memcg2, long pages)
+			 struct mem_cgroup *memcg2, long pages,
+			 const struct md_note_held *held)
 {
 	WRITE_ONCE(n->seq, n->seq + 1);
 	smp_wmb();		/* odd before the fields */
@@ -209,13 +220,18 @@ static void md_note_fill(struct md_change_note *n, struct task_struct *task, u64
 	n->cgid = memcg ? cgroup_id(memcg->css.cgroup) : 0;
 	n->cgid2 = memcg2 ? cgroup_id(memcg2->css.cgroup) : 0;
 	n->pages = pages;
+	if (held)
+		n->held = *held;
+	else
+		n->held.nr = 0;
 	smp_wmb();		/* the fields before even */
 	WRITE_ONCE(n->seq, n->seq + 1);
 }
 
 /* Note the change current begins; returns its order, for md_note_retire(). */
 static u64 md_note_write(enum md_point point, struct mem_cgroup *memcg,
-			 struct mem_cgroup *memcg2, long pages)
+			 struct mem_cgroup *memcg2, long pages,
+			 const struct md_note_held *held)
 {
 	struct md_note_bucket *b = md_note_bucket(current);
 	struct md_change_note *n, *use = NULL;
@@ -232,7 +248,7 @@ static u64 md_note_write(enum md_point point, struct mem_cgroup *memcg,
 		if (!use || md_note_keep(n) < md_note_keep(use))
 			use = n;
 	}
-	md_note_fill(use, current, order, point, memcg, memcg2, pages);
+	md_note_fill(use, current, order, point, memcg, memcg2, pages, held);
 	raw_spin_unlock_irqrestore(&b->lock, flags);
 	return order;
 }
@@ -274,14 +290,14 @@ static __always_inline u64 md_note_change(enum md_point point, struct mem_cgroup
 					  struct mem_cgroup *memcg2, long pages)
 {
 	if (unlikely(READ_ONCE(md_pairing)))
-		return md_note_write(point, memcg, memcg2, pages);
+		return md_note_write(point, memcg, memcg2, pages, NULL);
 	return 0;
 }
 
 static __always_inline void md_note_folio(enum md_point point, struct folio *folio)
 {
 	if (unlikely(READ_ONCE(md_pairing)))
-		md_note_write(point, folio_memcg(folio), NULL, folio_nr_pages(folio));
+		md_note_write(point, folio_memcg(folio), NULL, folio_nr_pages(folio), NULL);
 }
 
 /* @n, into @note, if it is @task's live note of this arming, read whole. */
@@ -312,6 +328,29 @@ bool md_probes_change_of(struct task_struct *task, struct md_change_note *note)
 	for (n = b->note; n < b->note + MD_NOTE_WAYS; n++)
 		if (md_note_read(n, task, note))
 			return true;
+	return false;
+}
+
+/*
+ * Of a reparenting's @note, read by the note's own task (the watch's
+ * handler, trapping on the parent's counter): in *@held what the child's
+ * counter held on @nid at the call's entry, in *@now what it holds now.
+ * False if @note is no reparenting's, or kept nothing of @nid.
+ */
+bool md_probes_reparent_held(const struct md_change_note *note, int nid, long *held,
+			     long *now)
+{
+	unsigned int i;
+
+	if (note->point != MD_P_REPARENT)
+		return false;
+	for (i = 0; i < min_t(unsigned int, note->held.nr, MD_NOTE_NODES); i++) {
+		if (note->held.nid[i] != nid)
+			continue;
+		*held = note->held.pages[i];
+		*now = md_kernel_dirty_node(note->held.child, nid);
+		return true;
+	}
 	return false;
 }
 
@@ -620,6 +659,54 @@ static int md_kp_free(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* --- a removed memcg's counts given to its parent (7.1 on) --------------- */
+
+struct md_reparent_data {
+	u64 note;		/* its order, or 0 */
+};
+
+/*
+ * reparent_memcg_lruvec_state_local(memcg, parent, idx), at the offlining
+ * of a removed memcg: on each node, the kernel takes the child's local
+ * count of idx from it and gives it to the parent.  No page changes state
+ * and the ledger has no event for it; but where it moves NR_FILE_DIRTY
+ * (hits count those calls) while the watch is armed, the note says which
+ * child to which parent, and what the child's counter holds at entry on
+ * each watched node, for the watch to hold the parent's change against
+ * what the child gave up (md_probes_reparent_held()).  The offlining pins
+ * both memcgs over the call.
+ */
+static int md_reparent_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_reparent_data *d = (void *)ri->data;
+	struct md_note_held held = { .child = md_arg(regs, 0) };
+	int nid;
+
+	d->note = 0;
+	if ((int)(long)md_arg(regs, 2) != NR_FILE_DIRTY)
+		return 0;
+	md_hit(MD_P_REPARENT);
+	/* the nodes after pairing: md_probes_pair() */
+	if (likely(!smp_load_acquire(&md_pairing)))
+		return 0;
+	for_each_node_mask(nid, md_pair_nodes) {
+		if (held.nr == MD_NOTE_NODES)
+			break;
+		held.nid[held.nr] = nid;
+		held.pages[held.nr++] = md_kernel_dirty_node(held.child, nid);
+	}
+	d->note = md_note_write(MD_P_REPARENT, held.child, md_arg(regs, 1), 0, &held);
+	return 0;
+}
+
+static int md_reparent_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_reparent_data *d = (void *)ri->data;
+
+	md_note_retire(d->note);
+	return 0;
+}
+
 /* --- the table ----------------------------------------------------------- */
 
 enum md_kind { MD_KPROBE, MD_KRETPROBE, MD_TRACEPOINT };
@@ -698,6 +785,12 @@ static const struct md_variant md_v_free[] = {
 	MD_KP("mem_cgroup_css_free", md_kp_free), { }
 };
 
+static const struct md_variant md_v_reparent[] = {
+	MD_KRP("reparent_memcg_lruvec_state_local", md_reparent_entry, md_reparent_ret,
+	       struct md_reparent_data),
+	{ }
+};
+
 static struct md_probe md_probes[MD_NR_POINTS] = {
 	[MD_P_DIRTIED]	  = { true, md_v_dirtied },
 	[MD_P_CLEANED_IO] = { true, md_v_cleaned_io },
@@ -710,6 +803,8 @@ static struct md_probe md_probes[MD_NR_POINTS] = {
 	[MD_P_RELEASE]	  = { false, md_v_release },
 	/* without it a freed memcg's address could alias a new one's entry */
 	[MD_P_FREE]	  = { true, md_v_free },
+	/* without it the watch cannot judge a reparenting of its counter */
+	[MD_P_REPARENT]	  = { false, md_v_reparent },
 };
 
 struct md_tp_lookup {
@@ -781,10 +876,14 @@ static void md_detach(struct md_probe *p)
 	p->used = NULL;
 }
 
-/* Only where the kernel reparents does the release call for a carry. */
+/*
+ * Only where the kernel reparents does the release call for a carry, and
+ * is there a reparenting to follow.
+ */
 static bool md_probe_wanted(struct md_probe *p)
 {
-	return p != &md_probes[MD_P_RELEASE] || MD_KERNEL_REPARENTS;
+	return (p != &md_probes[MD_P_RELEASE] && p != &md_probes[MD_P_REPARENT]) ||
+	       MD_KERNEL_REPARENTS;
 }
 
 /* The first candidate that attaches; 0, or the error of a required point. */

@@ -19,9 +19,14 @@
  * change is also held against the state change the probes saw its task
  * begin (probes.c, md_probes_change_of()): a change by another number of
  * pages than the folio has, or of another memcg's counter than the folio's,
- * is "mismatched", the shape of the 4.3 migration bug.  Outside and
- * mismatched changes are said on the console, once per call site.  "watch"
- * in debugfs lists the last changes of each CPU, symbolized (%pS).
+ * is "mismatched", the shape of the 4.3 migration bug.  So is a reparented
+ * change of the watched memcg's counter by other than what the child gave
+ * up on that node: the reparenting's note (probes.c) says what the child's
+ * counter held at the call's entry, and the handler reads what it holds
+ * when the parent's moves (md_probes_reparent_held()), while the child is
+ * sure to be alive.  Outside and mismatched changes are said on the
+ * console, once per call site.  "watch" in debugfs lists the last changes
+ * of each CPU, symbolized (%pS).
  *
  * x86 has four debug registers per CPU: up to four nodes are watched, the
  * first four with memory ("watch CGROUP"), or the one the audit found apart
@@ -82,6 +87,9 @@ struct md_watch_record {
 	u64 time_ns;
 	bool paired;			/* the writer's state change is in note */
 	struct md_change_note note;
+	/* of a reparenting's note: what its child held at entry, and at the hit */
+	bool judged;
+	long child_held, child_now;
 	unsigned int depth;
 	unsigned long chain[MD_WATCH_DEPTH];	/* [0]: where the slot was written */
 };
@@ -153,10 +161,11 @@ static const char * const md_watch_sites[] = {
 };
 
 /*
- * With cgroup v1 built in, 7.x gives a dead memcg's local counts (v1's
- * non-hierarchical memory.stat) to its parent's per-CPU counters when it
- * reparents its folios: the parent's counter moves with its pages, no
- * page changing state.
+ * From 7.1 the offlining of a removed memcg gives its local counts to its
+ * parent's per-CPU counters as it reparents its folios (7.3: the LRU and
+ * slab items, and v1's LRU lists; not NR_FILE_DIRTY): the parent's counter
+ * moves with its pages, no page changing state.  Right only if the child's
+ * moved back by as much (md_watch_reparent_mismatch()).
  */
 static const char * const md_watch_reparenting[] = {
 	"reparent_memcg_lruvec_state_local",
@@ -202,6 +211,10 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	r->pages = now - wc->last[i];
 	r->time_ns = local_clock();
 	r->paired = md_probes_change_of(current, &r->note);
+	/* the child is read while its reparenting runs: later it may be gone */
+	r->judged = r->paired && r->note.cgid2 == md_watch_cgid &&
+		    md_probes_reparent_held(&r->note, r->nid, &r->child_held,
+					    &r->child_now);
 	if (first == n) {	/* the unwinder lost its way: the ip alone */
 		r->chain[0] = ip;
 		r->depth = 1;
@@ -291,6 +304,12 @@ static unsigned int md_watch_site(const struct md_watch_record *r,
 	return 0;
 }
 
+/* Whether @r is paired with a state change of a folio (no reparenting). */
+static bool md_watch_paired(const struct md_watch_record *r)
+{
+	return r->paired && r->note.point != MD_P_REPARENT;
+}
+
 /*
  * Whether @r, made in the dirty accounting, disagrees with the state
  * change its task began: another size, or another memcg's counter.
@@ -303,6 +322,18 @@ static bool md_watch_mismatch(const struct md_watch_record *r)
 	       (md_watch_cgid != n->cgid && md_watch_cgid != n->cgid2);
 }
 
+/*
+ * Whether @r, made by a reparenting, gave the watched memcg other than
+ * what the child gave up on that node: the child's counter, read at the
+ * call's entry and at the hit (after the kernel's take from the child,
+ * before its next node), must have gone down by what the parent's went
+ * up.  Unjudged (the note lost, or not the parent's change): right.
+ */
+static bool md_watch_reparent_mismatch(const struct md_watch_record *r)
+{
+	return r->judged && r->child_held - r->child_now != r->pages;
+}
+
 /* Where @r came from; @site: its frame that made the change. */
 static enum md_watch_where md_watch_where(const struct md_watch_record *r,
 					  unsigned int *site)
@@ -310,9 +341,12 @@ static enum md_watch_where md_watch_where(const struct md_watch_record *r,
 	enum md_watch_where where;
 
 	*site = md_watch_site(r, &where);
+	if (where == MD_W_REPARENTED && md_watch_reparent_mismatch(r))
+		return MD_W_MISMATCHED;
 	if (where != MD_W_ACCOUNTED)
 		return where;
-	return r->paired && md_watch_mismatch(r) ? MD_W_MISMATCHED : MD_W_ACCOUNTED;
+	return md_watch_paired(r) && md_watch_mismatch(r) ? MD_W_MISMATCHED :
+							    MD_W_ACCOUNTED;
 }
 
 /* Whether the line's frames (@n of them at @c) are new: each is said once. */
@@ -336,12 +370,16 @@ static void md_watch_say(const struct md_watch_record *r, unsigned int site,
 {
 	const unsigned long *c = r->chain + site;
 	unsigned int n = min_t(unsigned int, r->depth - site, MD_WATCH_LINE_FRAMES);
-	char why[128];
+	char why[160];
 
 	if (!md_watch_new_site(c, n) || !__ratelimit(&md_watch_rs))
 		return;
 	if (where == MD_W_OUTSIDE)
 		strscpy(why, "outside the dirty accounting", sizeof(why));
+	else if (r->judged)
+		snprintf(why, sizeof(why),
+			 "in the dirty accounting, but reparenting took %ld of them from cgroup id %llu, which still holds %ld",
+			 r->child_held - r->child_now, r->note.cgid, r->child_now);
 	else
 		snprintf(why, sizeof(why),
 			 "in the dirty accounting, but the state change there is %ld page%s of cgroup id %llu (%s)",
@@ -385,13 +423,14 @@ static void md_watch_report_fn(struct work_struct *work)
 			where = md_watch_where(&copy, &site);
 			switch (where) {
 			case MD_W_ACCOUNTED:
-				md_watch_unpaired += !copy.paired;
+				md_watch_unpaired += !md_watch_paired(&copy);
 				continue;
 			case MD_W_UNKNOWN:
 				md_watch_unknown++;
 				continue;
 			case MD_W_REPARENTED:
 				md_watch_reparented++;
+				md_watch_unpaired += !copy.paired;
 				continue;
 			case MD_W_OUTSIDE:
 				md_watch_outside++;
@@ -433,7 +472,7 @@ static struct md_watch_cpu __percpu *md_watch_disarm(void)
 	for_each_possible_cpu(cpu)
 		md_watch_disarm_cpu(per_cpu_ptr(pcpu, cpu), cpu);
 	md_watch_pcpu = NULL;
-	md_probes_pair(false);
+	md_probes_pair(NULL);
 	css_put(&md_watch_memcg->css);
 	md_watch_memcg = NULL;
 	kfree(md_watch_path);
@@ -675,7 +714,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 	md_watch_until = jiffies + (unsigned long)limit_s * HZ;
 	cpumask_clear(&md_watch_cpus);
 	md_watch_pcpu = pcpu;	/* before any event can fire */
-	md_probes_pair(true);
+	md_probes_pair(&md_watch_nodemask);
 	ret = md_watch_nodes ? 0 : -ENOENT;
 	for_each_online_cpu(cpu) {
 		if (ret)

@@ -18,7 +18,7 @@ nprobes=$(grep -c 'memcg_dirty\|folio_clear_dirty_for_io\|folio_account_cleaned\
 md_check "kprobes registered ($nprobes)" test "$nprobes" -ge 4
 md_check "rmmod succeeds" md_unload
 md_check "debugfs root gone after unload" test ! -e "$MD"
-left=$(grep -c 'folio_clear_dirty_for_io\|folio_account_cleaned\|migrate_mapping\|mem_cgroup_css\|mem_cgroup_move_account' /sys/kernel/debug/kprobes/list)
+left=$(grep -c 'folio_clear_dirty_for_io\|folio_account_cleaned\|migrate_mapping\|mem_cgroup_css\|mem_cgroup_move_account\|reparent_memcg_lruvec_state_local' /sys/kernel/debug/kprobes/list)
 md_eq "no probes left behind after unload" 0 "$left"
 md_check "module gone from /sys/module" test ! -e /sys/module/memcg_dirty
 
