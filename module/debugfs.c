@@ -23,6 +23,7 @@
 #include "audit.h"
 #include "check.h"
 #include "compat.h"
+#include "control.h"
 #include "debugfs.h"
 #include "events.h"
 #include "faults.h"
@@ -268,8 +269,9 @@ static const struct file_operations md_summary_fops = {
 /*
  * control: "scan" runs the page scan now, "resync" retries the starting
  * point of unsynced entries, "watch CGROUP" watches which code moves that
- * cgroup's counter (watch.c), "watch off" stops it.  Anything else is
- * -EINVAL, nothing done.
+ * cgroup's counter (watch.c), "watch off" stops it: control.c's commands,
+ * which the module parameters of the same names also run (lockdown).
+ * Anything else is -EINVAL, nothing done.
  * Reading it lists the commands.
  */
 /* One command per write: one line, printable, under MD_CMD_MAX bytes. */
@@ -302,24 +304,16 @@ static ssize_t md_control_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		return ret;
 	if (!strcmp(cmd, "scan")) {
-		mutex_lock(&md_mutex);
-		md_scan();
-		mutex_unlock(&md_mutex);
+		ret = md_control_scan();
 	} else if (!strcmp(cmd, "resync")) {
-		ret = md_resync();
-		if (ret < 0)
-			return ret;
-	} else if (!strcmp(cmd, "watch off")) {
-		md_watch_stop();
-	} else if (str_has_prefix(cmd, "watch /")) {
-		ret = md_watch_start(cmd + strlen("watch "), true);
-		if (ret)
-			return ret;
+		ret = md_control_resync();
+	} else if (str_has_prefix(cmd, "watch ")) {
+		ret = md_control_watch(cmd + strlen("watch "));
 	} else {
 		pr_warn_ratelimited("control: unknown command (scan, resync, watch CGROUP, watch off)\n");
-		return -EINVAL;
+		ret = -EINVAL;
 	}
-	return len;
+	return ret ?: len;
 }
 
 static int md_control_show(struct seq_file *m, void *v)
