@@ -461,6 +461,8 @@ static void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
 	struct dentry *dir;
 	char *name;
 
+	if (!md_cgroups_dir)	/* debugfs is off */
+		return;
 	if (memcg == md_root_memcg()) {
 		dir = md_cgroups_dir;
 	} else {
@@ -598,9 +600,19 @@ static DECLARE_WORK(md_change_work, md_change_fn);
 
 int md_debugfs_init(void)
 {
+	int ret;
+
+	md_ledger_set_change_work(&md_change_work);
 	md_root_dir = debugfs_create_dir("memcg_dirty", NULL);
-	if (IS_ERR(md_root_dir))
-		return PTR_ERR(md_root_dir);
+	if (IS_ERR(md_root_dir)) {
+		ret = PTR_ERR(md_root_dir);
+		md_root_dir = NULL;
+		/* -EPERM: debugfs=off; -ENODEV: no CONFIG_DEBUG_FS */
+		if (ret != -EPERM && ret != -ENODEV)
+			return ret;
+		pr_info("debugfs is off (debugfs=off?): no files; the audit says what it finds on the console, and scan, resync and watch are module parameters\n");
+		return 0;
+	}
 	debugfs_create_file("version", MD_MODE_RO, md_root_dir, NULL, &md_version_fops);
 	debugfs_create_file("probes", MD_MODE_RO, md_root_dir, NULL, &md_probes_file_fops);
 	debugfs_create_file("summary", MD_MODE_RO, md_root_dir, NULL, &md_summary_fops);
@@ -613,7 +625,6 @@ int md_debugfs_init(void)
 	if (md_inject_enabled())
 		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_file_fops);
 	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);
-	md_ledger_set_change_work(&md_change_work);
 	return 0;
 }
 
