@@ -101,6 +101,10 @@ int md_preflight(const struct md_src *s)
 		if (!mounted)
 			return md_err(s, "debugfs is not mounted: run 'mount -t debugfs none /sys/kernel/debug'");
 	}
+	if (stat(s->root, &st) && !stat("/sys/module/memcg_dirty", &st) &&
+	    stat("/sys/kernel/debug", &st))
+		return md_err(s, "memcg_dirty is loaded, but the kernel has no debugfs (booted with debugfs=off?): its audit says what it finds on the console, and scan, resync and watch are parameters in %s",
+			      MD_PARAMS_DEFAULT);
 	if (stat(s->root, &st))
 		return md_err(s, "memcg_dirty is not loaded: run 'modprobe memcg_dirty'");
 	return 0;
