@@ -23,6 +23,7 @@
 #include "audit.h"
 #include "check.h"
 #include "compat.h"
+#include "control.h"
 #include "debugfs.h"
 #include "events.h"
 #include "faults.h"
@@ -268,8 +269,9 @@ static const struct file_operations md_summary_fops = {
 /*
  * control: "scan" runs the page scan now, "resync" retries the starting
  * point of unsynced entries, "watch CGROUP" watches which code moves that
- * cgroup's counter (watch.c), "watch off" stops it.  Anything else is
- * -EINVAL, nothing done.
+ * cgroup's counter (watch.c), "watch off" stops it: control.c's commands,
+ * which the module parameters of the same names also run (lockdown).
+ * Anything else is -EINVAL, nothing done.
  * Reading it lists the commands.
  */
 /* One command per write: one line, printable, under MD_CMD_MAX bytes. */
@@ -302,24 +304,16 @@ static ssize_t md_control_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		return ret;
 	if (!strcmp(cmd, "scan")) {
-		mutex_lock(&md_mutex);
-		md_scan();
-		mutex_unlock(&md_mutex);
+		ret = md_control_scan();
 	} else if (!strcmp(cmd, "resync")) {
-		ret = md_resync();
-		if (ret < 0)
-			return ret;
-	} else if (!strcmp(cmd, "watch off")) {
-		md_watch_stop();
-	} else if (str_has_prefix(cmd, "watch /")) {
-		ret = md_watch_start(cmd + strlen("watch "), true);
-		if (ret)
-			return ret;
+		ret = md_control_resync();
+	} else if (str_has_prefix(cmd, "watch ")) {
+		ret = md_control_watch(cmd + strlen("watch "));
 	} else {
 		pr_warn_ratelimited("control: unknown command (scan, resync, watch CGROUP, watch off)\n");
-		return -EINVAL;
+		ret = -EINVAL;
 	}
-	return len;
+	return ret ?: len;
 }
 
 static int md_control_show(struct seq_file *m, void *v)
@@ -467,6 +461,8 @@ static void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
 	struct dentry *dir;
 	char *name;
 
+	if (!md_cgroups_dir)	/* debugfs is off */
+		return;
 	if (memcg == md_root_memcg()) {
 		dir = md_cgroups_dir;
 	} else {
@@ -604,9 +600,19 @@ static DECLARE_WORK(md_change_work, md_change_fn);
 
 int md_debugfs_init(void)
 {
+	int ret;
+
+	md_ledger_set_change_work(&md_change_work);
 	md_root_dir = debugfs_create_dir("memcg_dirty", NULL);
-	if (IS_ERR(md_root_dir))
-		return PTR_ERR(md_root_dir);
+	if (IS_ERR(md_root_dir)) {
+		ret = PTR_ERR(md_root_dir);
+		md_root_dir = NULL;
+		/* -EPERM: debugfs=off; -ENODEV: no CONFIG_DEBUG_FS */
+		if (ret != -EPERM && ret != -ENODEV)
+			return ret;
+		pr_info("debugfs is off (debugfs=off?): no files; the audit says what it finds on the console, and scan, resync and watch are module parameters\n");
+		return 0;
+	}
 	debugfs_create_file("version", MD_MODE_RO, md_root_dir, NULL, &md_version_fops);
 	debugfs_create_file("probes", MD_MODE_RO, md_root_dir, NULL, &md_probes_file_fops);
 	debugfs_create_file("summary", MD_MODE_RO, md_root_dir, NULL, &md_summary_fops);
@@ -619,7 +625,6 @@ int md_debugfs_init(void)
 	if (md_inject_enabled())
 		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_file_fops);
 	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);
-	md_ledger_set_change_work(&md_change_work);
 	return 0;
 }
 

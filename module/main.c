@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include "audit.h"
 #include "compat.h"
+#include "control.h"
 #include "debugfs.h"
 #include "events.h"
 #include "faults.h"
@@ -65,6 +66,7 @@ static int __init md_init(void)
 	md_resync_kick();
 	md_watch_init();
 	md_audit_start();
+	md_control_start();
 	pr_info("%s loaded, auditing the %s memory cgroup hierarchy\n",
 		MEMCG_DIRTY_VERSION, md_cgroup_v1() ? "v1" : "v2");
 	return 0;
@@ -83,6 +85,7 @@ out_shadow:
 
 static void __exit md_exit(void)
 {
+	md_control_stop();	/* first: no command may arm the watch or scan */
 	md_audit_stop();	/* before the watch: a pass may arm it */
 	md_watch_stop();
 	md_probes_unregister_events();

@@ -754,6 +754,14 @@ int md_watch_start_audit(const char *path, int nid, unsigned int limit_s)
 	return md_watch_arm(path, &nodes, false, true, limit_s);
 }
 
+/* The watched cgroup's path into @buf, or "" when nothing is watched. */
+void md_watch_path_get(char *buf, size_t size)
+{
+	mutex_lock(&md_watch_mutex);
+	strscpy(buf, md_watch_pcpu ? md_watch_path : "", size);
+	mutex_unlock(&md_watch_mutex);
+}
+
 /* At load: follow CPU hotplug.  Without it, CPUs that come back are not watched. */
 void md_watch_init(void)
 {

@@ -13,6 +13,7 @@ struct seq_file;
 int md_watch_start(const char *path, bool replace);
 int md_watch_start_audit(const char *path, int nid, unsigned int limit_s);
 void md_watch_stop(void);
+void md_watch_path_get(char *buf, size_t size);
 void md_watch_init(void);
 void md_watch_exit(void);
 void md_watch_show(struct seq_file *m);

@@ -101,6 +101,10 @@ int md_preflight(const struct md_src *s)
 		if (!mounted)
 			return md_err(s, "debugfs is not mounted: run 'mount -t debugfs none /sys/kernel/debug'");
 	}
+	if (stat(s->root, &st) && !stat("/sys/module/memcg_dirty", &st) &&
+	    stat("/sys/kernel/debug", &st))
+		return md_err(s, "memcg_dirty is loaded, but the kernel has no debugfs (booted with debugfs=off?): its audit says what it finds on the console, and scan, resync and watch are parameters in %s",
+			      MD_PARAMS_DEFAULT);
 	if (stat(s->root, &st))
 		return md_err(s, "memcg_dirty is not loaded: run 'modprobe memcg_dirty'");
 	return 0;
@@ -170,21 +174,66 @@ int md_read_events(const struct md_src *s, struct md_events *e, char *err)
 	return ret;
 }
 
-/* The module scans synchronously: when the write returns, "version" has the result. */
+/* Write @text to @path in one write: 0, or the errno. */
+static int md_write_file(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	int fd, err = 0;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		err = errno ?: EIO;
+	close(fd);
+	return err;
+}
+
+/*
+ * The kernel's lockdown mode into @mode ("none", "integrity",
+ * "confidentiality"); "unknown" when securityfs is not mounted or the
+ * kernel has no lockdown.
+ */
+static void md_lockdown_mode(char *mode, size_t len)
+{
+	FILE *f = fopen(MD_LOCKDOWN_FILE, "r");
+	char line[256];
+
+	if (!f || !fgets(line, sizeof(line), f) || md_parse_lockdown(line, mode, len))
+		snprintf(mode, len, "unknown");
+	if (f)
+		fclose(f);
+}
+
+/*
+ * The module scans synchronously: when the write returns, "version" has
+ * the result.  Lockdown refuses every debugfs file with a write bit
+ * (EPERM), control included, but not the module's parameters: there the
+ * parameter scan runs the same scan.
+ */
 int md_start_scan(const struct md_src *s)
 {
-	char path[4096];
-	int fd;
+	const char *params = getenv("MEMCG_DIRTY_PARAMS") ?: MD_PARAMS_DEFAULT;
+	char path[4096], param[4096], mode[32];
+	int err, perr;
 
 	snprintf(path, sizeof(path), "%s/control", s->root);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, "scan\n", 5) != 5) {
-		if (fd >= 0)
-			close(fd);
-		return md_err(s, "cannot start a scan through %s: %s", path, strerror(errno));
-	}
-	close(fd);
-	return 0;
+	err = md_write_file(path, "scan\n");
+	if (!err)
+		return 0;
+	if (err != EPERM)
+		return md_err(s, "cannot start a scan through %s: %s", path, strerror(err));
+	md_lockdown_mode(mode, sizeof(mode));
+	if (!strcmp(mode, "none"))
+		return md_err(s, "cannot start a scan through %s: %s (not lockdown: is it root's?)",
+			      path, strerror(err));
+	snprintf(param, sizeof(param), "%s/scan", params);
+	perr = md_write_file(param, "1\n");
+	if (!perr)
+		return 0;
+	return md_err(s, "lockdown (%s) refuses writing any debugfs file, %s too; and the module parameter %s: %s%s",
+		      mode, path, param, strerror(perr),
+		      perr == ENOENT ? " (a memcg_dirty older than its scan parameter: no scan under lockdown)" : "");
 }
 
 /* Cgroup argument -> path in the memory hierarchy ("/", "/a/b"). */

@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include "mdparse.h"
 
+/* Where the module's parameters are (MEMCG_DIRTY_PARAMS overrides it), and lockdown's mode. */
+#define MD_PARAMS_DEFAULT	"/sys/module/memcg_dirty/parameters"
+#define MD_LOCKDOWN_FILE	"/sys/kernel/security/lockdown"
+
 struct md_src {
 	const char *root;	/* the module's debugfs directory */
 	FILE *err;		/* where to say what went wrong */

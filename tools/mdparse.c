@@ -18,6 +18,23 @@ static int fail(char *err, const char *fmt, ...)
 	return -1;
 }
 
+/* 0 and the active mode in @mode, or -1 when no one mode is in brackets. */
+int md_parse_lockdown(const char *text, char *mode, size_t len)
+{
+	const char *open = strchr(text, '['), *close;
+	size_t n;
+
+	if (!open || strchr(open + 1, '['))
+		return -1;
+	close = strchr(open + 1, ']');
+	n = close ? (size_t)(close - open - 1) : 0;
+	if (!n || n >= len || strcspn(open + 1, " \n") < n)
+		return -1;
+	memcpy(mode, open + 1, n);
+	mode[n] = '\0';
+	return 0;
+}
+
 int md_parse_ll(const char *s, long long *v)
 {
 	char *end;

@@ -67,6 +67,8 @@ int md_parse_events(const char *text, struct md_events *e, char *err);
 void md_free_events(struct md_events *e);
 
 int md_verdict_valid(const char *v);
+/* /sys/kernel/security/lockdown ("none [integrity] confidentiality"): the mode in brackets */
+int md_parse_lockdown(const char *text, char *mode, size_t len);
 int md_parse_ll(const char *s, long long *v);
 int md_parse_ull(const char *s, unsigned long long *v);
 

@@ -310,6 +310,22 @@ static void test_prometheus(void)
 	CHECK(md_prom_validate("# TYPE a gauges\n", e) != 0, "validator: bad type");
 }
 
+static void test_lockdown(void)
+{
+	char mode[32];
+
+	CHECK(!md_parse_lockdown("none [integrity] confidentiality\n", mode, sizeof(mode)) &&
+	      !strcmp(mode, "integrity"), "lockdown: the mode in brackets");
+	CHECK(!md_parse_lockdown("[none] integrity confidentiality\n", mode, sizeof(mode)) &&
+	      !strcmp(mode, "none"), "lockdown: none");
+	CHECK(md_parse_lockdown("none integrity confidentiality\n", mode, sizeof(mode)),
+	      "lockdown: no brackets");
+	CHECK(md_parse_lockdown("[none] [integrity]\n", mode, sizeof(mode)), "lockdown: two modes");
+	CHECK(md_parse_lockdown("[no ne]\n", mode, sizeof(mode)), "lockdown: a space inside");
+	CHECK(md_parse_lockdown("[]\n", mode, sizeof(mode)), "lockdown: empty");
+	CHECK(md_parse_lockdown("[confidentiality]\n", mode, 8), "lockdown: too long for the buffer");
+}
+
 static void test_not_loaded(void)
 {
 	int rc;
@@ -328,6 +344,7 @@ int main(void)
 	test_views();
 	test_check();
 	test_prometheus();
+	test_lockdown();
 	test_not_loaded();
 	snprintf(out, sizeof(out), "rm -rf %s", root);
 	if (system(out))

@@ -5,8 +5,9 @@
  * them.  Test-only: built with the module in a clone, never packaged.  It
  * taints the kernel when loaded.
  *
- * One command per write to /sys/kernel/debug/md_zoo/trigger; FILE is a
- * file on a disk filesystem, INDEX a page index whose folio is cached:
+ * One command per write to /sys/kernel/debug/md_zoo/trigger (or, with
+ * debugfs off, to the module parameter trigger); FILE is a file on a disk
+ * filesystem, INDEX a page index whose folio is cached:
  *   dirty_unaccounted FILE INDEX  class 1, the 4.2 bug: PG_dirty set on a
  *                                 clean folio without the increment, so its
  *                                 cleaning later takes the count below 0
@@ -103,6 +104,8 @@ static unsigned int md_zoo_nr_changes;
 static unsigned long md_zoo_refused;	/* not staged: no room to record it */
 
 static DEFINE_MUTEX(md_zoo_mutex);	/* commands, and class 5's arming */
+/* Commands run from the end of the load to the start of the unload. */
+static bool md_zoo_live;
 static struct dentry *md_zoo_dir;
 
 /*
@@ -811,18 +814,13 @@ static const struct md_zoo_cmd {
 	{ "hold_mmap",		1, md_zoo_cmd_hold_mmap },
 };
 
-static ssize_t md_zoo_trigger_write(struct file *file, const char __user *ubuf,
-				    size_t len, loff_t *ppos)
+/* Run one command, @buf: its words, split in place. */
+static int md_zoo_run(char *buf)
 {
-	char buf[MD_ZOO_CMD_MAX], *argv[MD_ZOO_MAX_ARGS + 2], *cur = buf, *tok;
+	char *argv[MD_ZOO_MAX_ARGS + 2], *cur = buf, *tok;
 	int argc = 0, err = -EINVAL;
 	size_t i;
 
-	if (len >= sizeof(buf))
-		return -E2BIG;
-	if (copy_from_user(buf, ubuf, len))
-		return -EFAULT;
-	buf[len] = '\0';
 	while ((tok = strsep(&cur, " \t\n"))) {
 		if (!*tok)
 			continue;
@@ -833,7 +831,9 @@ static ssize_t md_zoo_trigger_write(struct file *file, const char __user *ubuf,
 	if (!argc)
 		return -EINVAL;
 	mutex_lock(&md_zoo_mutex);
-	for (i = 0; i < ARRAY_SIZE(md_zoo_cmds); i++) {
+	if (!md_zoo_live)
+		err = -EBUSY;
+	for (i = 0; md_zoo_live && i < ARRAY_SIZE(md_zoo_cmds); i++) {
 		if (strcmp(argv[0], md_zoo_cmds[i].verb))
 			continue;
 		if (argc == md_zoo_cmds[i].nargs + 1)
@@ -841,8 +841,42 @@ static ssize_t md_zoo_trigger_write(struct file *file, const char __user *ubuf,
 		break;
 	}
 	mutex_unlock(&md_zoo_mutex);
+	return err;
+}
+
+static ssize_t md_zoo_trigger_write(struct file *file, const char __user *ubuf,
+				    size_t len, loff_t *ppos)
+{
+	char buf[MD_ZOO_CMD_MAX];
+	int err;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	err = md_zoo_run(buf);
 	return err ?: len;
 }
+
+/*
+ * The same commands as the module parameter trigger, for a kernel booted
+ * with debugfs=off (selftests/md_nodebugfs.sh).
+ */
+static int md_zoo_param_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[MD_ZOO_CMD_MAX];
+
+	if (strscpy(buf, val, sizeof(buf)) < 0)
+		return -E2BIG;
+	return md_zoo_run(buf);
+}
+
+static const struct kernel_param_ops md_zoo_param_ops = {
+	.set	= md_zoo_param_set,
+};
+module_param_cb(trigger, &md_zoo_param_ops, NULL, 0200);
+MODULE_PARM_DESC(trigger, "one command, as written to the trigger file in debugfs");
 
 /*
  * Changes are only taken back under md_zoo_mutex (or once the file is
@@ -892,12 +926,20 @@ static int __init md_zoo_init(void)
 {
 	md_zoo_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	if (IS_ERR(md_zoo_dir)) {
-		pr_err("cannot create its debugfs directory: %ld\n", PTR_ERR(md_zoo_dir));
-		return PTR_ERR(md_zoo_dir);
+		/* debugfs=off: the parameter trigger only */
+		if (PTR_ERR(md_zoo_dir) != -EPERM && PTR_ERR(md_zoo_dir) != -ENODEV) {
+			pr_err("cannot create its debugfs directory: %ld\n", PTR_ERR(md_zoo_dir));
+			return PTR_ERR(md_zoo_dir);
+		}
+		md_zoo_dir = NULL;
+	} else {
+		debugfs_create_file("trigger", 0600, md_zoo_dir, NULL, &md_zoo_trigger_fops);
+		debugfs_create_atomic_t("gap_open", 0400, md_zoo_dir, &md_zoo_gap_open);
 	}
-	debugfs_create_file("trigger", 0600, md_zoo_dir, NULL, &md_zoo_trigger_fops);
-	debugfs_create_atomic_t("gap_open", 0400, md_zoo_dir, &md_zoo_gap_open);
 	add_taint(TAINT_USER, LOCKDEP_STILL_OK);
+	mutex_lock(&md_zoo_mutex);
+	md_zoo_live = true;
+	mutex_unlock(&md_zoo_mutex);
 	pr_warn("accounting bugs staged on demand: kernel tainted\n");
 	return 0;
 }
@@ -906,6 +948,7 @@ static void __exit md_zoo_exit(void)
 {
 	debugfs_remove(md_zoo_dir);
 	mutex_lock(&md_zoo_mutex);
+	md_zoo_live = false;
 	md_zoo_mig_disarm();
 	md_zoo_site_disarm();
 	md_zoo_hold_off();
