@@ -39,7 +39,7 @@ kmake = $(if $(filter %+deb13-amd64 %+deb13-rt-amd64,$(1)),scripts/kernel-root r
 B := build
 MOD_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h)
 HELPERS := $(patsubst selftests/helpers/%.c,$(B)/helpers/%,$(wildcard selftests/helpers/*.c))
-# the CLI's layers (README, Layout), without main
+# the CLI's layers (docs/hacking.md, Layout), without main
 CLI_C := tools/mdcli.c tools/mdmodel.c tools/mdemit.c tools/mdprom.c tools/mdparse.c
 TOOL_SRC := $(CLI_C) tools/mdcli.h tools/mdmodel.h tools/mdemit.h tools/mdprom.h tools/mdparse.h
 TOOL_CFLAGS := -O2 -Wall -Wextra -Werror -D_FORTIFY_SOURCE=2
@@ -144,13 +144,14 @@ install-module: module
 	install -D -m 0644 $(B)/$(KVER)/memcg_dirty.ko $(DESTDIR)/lib/modules/$(KVER)/updates/memcg_dirty.ko
 	$(if $(DESTDIR),@echo "install: into $(DESTDIR): depmod left to the package",depmod -a $(KVER))
 
-# The CLI and its man page; the selftests with their list (Makefile), their
+# The CLI and the man pages (its own, and the module's interface); the selftests with their list (Makefile), their
 # settings and their helpers (bin/, which lib.sh puts on PATH).
 tools: cli $(HELPERS) $(B)/helpers/mdpromcheck
 
 install-tools: tools
 	install -D -m 0755 $(B)/tools/memcg-dirty $(DESTDIR)$(PREFIX)/sbin/memcg-dirty
 	install -D -m 0644 tools/memcg-dirty.8 $(DESTDIR)$(PREFIX)/share/man/man8/memcg-dirty.8
+	install -D -m 0644 tools/memcg_dirty.4 $(DESTDIR)$(PREFIX)/share/man/man4/memcg_dirty.4
 	install -d $(SELFTESTS_DIR)/bin
 	install -m 0755 selftests/*.sh $(SELFTESTS_DIR)/
 	chmod 0644 $(SELFTESTS_DIR)/lib.sh
@@ -247,7 +248,7 @@ debug-kernel:
 # The operator's path in a full Debian 12 guest (scripts/check-system):
 # the packages installed with apt, DKMS, modprobe, a systemd scope's check,
 # the installed selftests, the textfile service, a kernel upgrade to 6.12
-# and a reboot into it, apt purge.  Not part of check (see the README).
+# and a reboot into it, apt purge.  Not part of check (docs/testing.md).
 check-system: deb
 	@scripts/check-system
 
@@ -260,7 +261,7 @@ check-debug:
 # the Debian 13 root, with kernels/bugs/LINE/*.patch; cached under
 # build/bugs-kernel/, never installed) and one boot per bug of
 # kernels/bugs/list plus a control per kernel (scripts/check-bugs).
-# Not part of check: see the README for its time.
+# Not part of check: see docs/ci.md and docs/testing.md for its time.
 check-bugs:
 	@selftests/vm/deps $(DEBUG_KERNEL_DEPS) patch
 	@$(MAKE) --no-print-directory helpers
