@@ -219,6 +219,13 @@ md_require_ko() {
 }
 
 # md_require_writers: what a test that dirties pages in cgroups needs.
+# md_require_numa: two NUMA nodes, or SKIP; node0_cpu: a CPU of node 0
+md_require_numa() {
+	[ -d /sys/devices/system/node/node1 ] ||
+		md_skip_all "needs two NUMA nodes (in the VM: selftests/vm/run --numa)"
+	node0_cpu=$(sed 's/[-,].*//' /sys/devices/system/node/node0/cpulist)
+}
+
 md_require_writers() {
 	md_require_root
 	md_require_debugfs

@@ -30,8 +30,7 @@ md_require_ko
 [ $# -ge 2 ] || { echo "usage: md_bug.sh BUG|control WORKLOAD..." >&2; exit 2; }
 bug=$1
 shift
-[ -d /sys/devices/system/node/node1 ] ||
-	md_skip_all "needs two NUMA nodes (in the VM: selftests/vm/run --numa)"
+md_require_numa
 X=$(md_xfs_dir) || md_skip_all "migration keeps pages dirty on xfs only: set MEMCG_DIRTY_XFS"
 on=$(sed -n 's/.*md_bug=\([^ ]*\).*/\1/p' /proc/cmdline)
 if [ "$bug" = control ]; then
@@ -44,7 +43,6 @@ fi
 md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
 md_load audit_ms=200 audit_warn=1 || md_skip_all "cannot load memcg_dirty with audit_ms=200 audit_warn=1"
 W=$MD_WORK
-node0_cpu=$(sed 's/[-,].*//' /sys/devices/system/node/node0/cpulist)
 echo "memcg_dirty selftest: expected audit warnings begin" > /dev/kmsg
 md_hold_writeback
 

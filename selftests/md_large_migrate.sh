@@ -18,13 +18,11 @@
 . ./lib.sh
 md_require_writers
 md_require_module
-[ -d /sys/devices/system/node/node1 ] ||
-	md_skip_all "needs two NUMA nodes (in the VM: selftests/vm/run --numa)"
+md_require_numa
 
 N=4096
 md_mkcg md_large
 md_wait_dir md_large
-node0_cpu=$(sed 's/[-,].*//' /sys/devices/system/node/node0/cpulist)
 done_on=""	# the filesystems that migrated dirty large folios
 why=""		# and why the others did not
 

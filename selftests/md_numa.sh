@@ -10,13 +10,11 @@
 . ./lib.sh
 md_require_writers
 md_require_module
-[ -d /sys/devices/system/node/node1 ] ||
-	md_skip_all "needs two NUMA nodes (in the VM: selftests/vm/run --numa)"
+md_require_numa
 
 N=2048
 md_mkcg md_numa
 md_wait_dir md_numa
-node0_cpu=$(sed 's/[-,].*//' /sys/devices/system/node/node0/cpulist)
 
 # move TO: move the file's pages to node TO and check both views; 2 if
 # dirty pages were written back around the move, or none migrated dirty
