@@ -62,6 +62,8 @@ struct md_entry {
 	bool scan_valid;		/* no event of ours during the last scan */
 	long scan_busy;			/* pages the scan found locked: not counted */
 	long seq0;			/* event sequence before the last scan */
+	u64 resync_apart_ns;		/* since when scan, kernel apart at resyncs */
+	long resync_apart;		/* by how many pages (md_resync_apart()) */
 	/* check.c's: a sequence read before an RCU grace period */
 	long seq_ref;
 	/* pages in return probes' windows (md_inflight_begin()) */

@@ -392,13 +392,14 @@ void md_scan(void)
 }
 
 /*
- * Where the kernel reparents, a memcg released while the module was not
- * loaded left its live ancestor's own counter off by what it held: the
- * updates of its folios went on in the ancestor, while its own counter,
- * which held their increments, went with it.  Nothing can tell that from
- * a bug before the load, so a sync takes the kernel's counters as they are,
- * as it takes the ledger's base: @offset (per node) is what the unit of
- * @memcg (live, @e's) must carry for its kernel sum to equal the scan.
+ * @offset (per node): the unit of @memcg (@e's; live where the kernel
+ * reparents) scanned less its kernel count, which md_resync_apart()
+ * judges.  Where the kernel reparents, a memcg released while the module
+ * was not loaded left its live ancestor's own counter off by what it held:
+ * the updates of its folios went on in the ancestor, while its own
+ * counter, which held their increments, went with it.  Nothing can tell
+ * that from a bug before the load, so a sync takes the kernel's counters
+ * as they are, as it takes the ledger's base: the unit carries @offset.
  * Caller holds md_mutex and a reference on @memcg.  Read again if a carry
  * moved values inside the unit meanwhile, at most MD_CARRY_TRIES times:
  * false if the last read still had one run through it.
@@ -439,13 +440,48 @@ retry:
 }
 
 /*
+ * Whether a quiet unit's scan and kernel count are @offset apart (per
+ * node) too briefly to be believed.  The scan counts a folio from its
+ * dirty tag, set with the kernel's count; but folio_clear_dirty_for_io()
+ * leaves the tag until the writeback starts, and a dirtier that sets
+ * PG_dirty in between and is preempted in its gap past that start (see
+ * md_scan_tagged()) leaves the folio dirty, tagged and not yet counted,
+ * with no event of ours: a base taken then would count it twice, once the
+ * dirtier counts it.  So the views must agree, or have stayed the same
+ * distance apart for uncounted_ms (no dirtier's gap is taken to last that
+ * long): a kernel count off since before the load (a bug the audit then
+ * reports, or where the kernel reparents, the released memcgs'
+ * leftovers, which the unit carries).  Caller holds md_mutex.
+ */
+static bool md_resync_apart(struct md_entry *e, const long *offset)
+{
+	u64 now = ktime_get_ns();
+	long apart = 0;
+	int nid;
+
+	for_each_node(nid)
+		apart += abs(offset[nid]);
+	if (!apart) {
+		e->resync_apart_ns = 0;
+		return false;
+	}
+	if (!e->resync_apart_ns || apart != e->resync_apart) {
+		e->resync_apart_ns = now;	/* first seen so: wait */
+		e->resync_apart = apart;
+		return true;
+	}
+	return now - e->resync_apart_ns < md_uncounted_ns();
+}
+
+/*
  * Give unsynced entries a starting point: scan, and where the memcg had no
  * event at all from the start of the scan until its events are read (its
  * event sequence did not move, no return probe's window open), its pages
  * were still and the scan is its true dirty count, so
- * base = scan - events.  Where the kernel reparents, a live memcg's unit
- * also takes the kernel's offset then (md_resync_kernel_offset()).
- * Returns how many entries remain unsynced.
+ * base = scan - events, if the kernel's count agrees (md_resync_apart()).
+ * Where the kernel reparents, a live memcg's unit also takes the kernel's
+ * offset then (md_resync_kernel_offset()).  Returns how many entries
+ * remain unsynced.
  */
 int md_resync(void)
 {
@@ -453,7 +489,7 @@ int md_resync(void)
 	long *events, *offset;
 	struct md_entry *e;
 	int nid, left = 0;
-	bool takes_offset;
+	bool own_count;
 
 	events = kmalloc_array(nr_node_ids, sizeof(*events), GFP_KERNEL);
 	offset = kmalloc_array(nr_node_ids, sizeof(*offset), GFP_KERNEL);
@@ -472,29 +508,34 @@ int md_resync(void)
 			left++;
 			continue;
 		}
-		/* a dying memcg's offset is its unit root's to take */
-		memcg = MD_KERNEL_REPARENTS ? md_entry_pin(e) : NULL;
-		takes_offset = memcg && !css_is_dying(&memcg->css);
-		if (takes_offset && !md_resync_kernel_offset(e, memcg, offset)) {
+		/*
+		 * A kernel count to hold the scan against: not a released
+		 * memcg's, nor, where the kernel reparents, a dying one's (its
+		 * unit root's offset covers it)
+		 */
+		memcg = md_entry_pin(e);
+		own_count = memcg && !(MD_KERNEL_REPARENTS && css_is_dying(&memcg->css));
+		if (own_count && !md_resync_kernel_offset(e, memcg, offset)) {
 			left++;		/* carries kept running: next time */
 			goto next;
 		}
 		for_each_node(nid)
 			events[nid] = md_entry_events_dirty(e, nid);
 		/* an event since the scan began would be in events, not scan */
-		if (!md_entry_quiet(e, e->seq0)) {
+		if (!md_entry_quiet(e, e->seq0) || (own_count && md_resync_apart(e, offset))) {
 			left++;
 			goto next;
 		}
 		for_each_node(nid)	/* what was carried here counts too */
 			WRITE_ONCE(e->base[nid], e->scan[nid] - events[nid] -
 				   md_entry_carried_ledger(e, nid));
+		e->resync_apart_ns = 0;
 		WRITE_ONCE(e->synced, true);
 		smp_mb();	/* pairs with md_entry_unsync() */
 		if (!md_entry_quiet(e, e->seq0)) {
 			WRITE_ONCE(e->synced, false);
 			left++;
-		} else if (takes_offset) {
+		} else if (MD_KERNEL_REPARENTS && own_count) {
 			md_entry_carry_offset(e, offset);
 		}
 next:
