@@ -5,9 +5,11 @@
  * period.  The comparison is the cheap one (check.c's md_check_quick():
  * the kernel's counter against the ledger within the bound, no page
  * scan).  A memcg whose two views are apart in two audits in a row is
- * escalated to a page scan and a full verdict, and only a bad verdict of
- * that is said, once per memcg and verdict: one console line, and with
- * audit_warn=1 one WARN, which harnesses flag like any kernel warning.
+ * escalated to a page scan and a full verdict, and only a bad verdict that
+ * the next escalation finds again is said (a scan can catch a folio in
+ * passing, in a dirtier's gap; a bug's offset stays), once per memcg and
+ * verdict: one console line, and with audit_warn=1 one WARN, which
+ * harnesses flag like any kernel warning.
  * A memcg still apart by the same number of pages is not escalated again
  * (a scan would tell nothing new) unless audit_warn was turned on since.
  * With audit_watch (the default), the first memcg of a pass found bad is
@@ -170,9 +172,17 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 	}
 }
 
+/* The escalation of @e found no bad verdict, or none the last one found. */
+static void md_audit_clear(struct md_entry *e, struct md_audit_stats *pass)
+{
+	if (e->audit_pending)
+		pass->unconfirmed++;
+	e->audit_pending = 0;
+}
+
 /*
  * One memcg's audit: the cheap comparison, escalated on its second strike.
- * True if that found a bad verdict.
+ * True if that found a bad verdict that the escalation before found too.
  */
 static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 			   char *buf, struct md_audit_stats *pass, int *nid)
@@ -188,6 +198,7 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	if (q.result == MD_QUICK_AGREE) {
 		e->audit_strikes = 0;
 		e->audit_gap = 0;
+		md_audit_clear(e, pass);
 		return false;
 	}
 	pass->differed++;
@@ -200,11 +211,20 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		return false;	/* said already, and nothing moved */
 	e->audit_gap = gap;
 	pass->escalations++;
-	md_check_memcg(e, memcg, &c, true, false);
+	/* the first finding is not logged either: it may not last */
+	md_check_memcg(e, memcg, &c, MD_CHECK_SCAN |
+		       (e->audit_pending ? 0 : MD_CHECK_UNLOGGED));
 	if (c.verdict != MD_MISMATCH && c.verdict != MD_UNDERFLOW) {
 		e->audit_strikes = 0;	/* apart only in passing */
+		md_audit_clear(e, pass);
 		return false;
 	}
+	if (!(e->audit_pending & BIT(c.verdict))) {
+		md_audit_clear(e, pass);
+		e->audit_pending = BIT(c.verdict);	/* the next pass escalates */
+		return false;
+	}
+	e->audit_pending = 0;		/* confirmed */
 	pass->bad_verdicts++;
 	md_audit_report(e, memcg, &c, buf, pass);
 	*nid = c.node_differs ? c.nid : NUMA_NO_NODE;
@@ -295,6 +315,7 @@ static void md_audit_fn(struct work_struct *work)
 	md_audit_totals.differed += pass.differed;
 	md_audit_totals.escalations += pass.escalations;
 	md_audit_totals.bad_verdicts += pass.bad_verdicts;
+	md_audit_totals.unconfirmed += pass.unconfirmed;
 	md_audit_totals.printed += pass.printed;
 	if (pass.printed)
 		md_audit_totals.printed_audit = pass.printed_audit;

@@ -16,7 +16,8 @@ struct md_audit_stats {
 	unsigned long last_memcgs;	/* memcgs compared in the last pass */
 	unsigned long differed;		/* comparisons beyond the bound */
 	unsigned long escalations;	/* page scans and full verdicts */
-	unsigned long bad_verdicts;	/* mismatch or underflow found */
+	unsigned long bad_verdicts;	/* mismatch or underflow found twice in a row */
+	unsigned long unconfirmed;	/* found once, not by the next escalation */
 	unsigned long printed;		/* console lines printed */
 	unsigned long printed_audit;	/* the pass (1 = first) of the last line */
 	unsigned long suppressed;	/* lines held back by the ratelimit */

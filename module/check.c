@@ -80,7 +80,7 @@ static enum md_view md_odd_one_exact(long k, long l, long s, long *delta)
 }
 
 /*
- * Before checks that do not scan (md_check_memcg() without @may_scan):
+ * Before checks that do not scan (md_check_memcg() without MD_CHECK_SCAN):
  * every entry's reference sequence, then the grace period.
  */
 void md_check_ref_all(void)
@@ -231,16 +231,18 @@ static void md_check_set_node(struct md_check *c, int nid, long k, long l, long 
 
 /*
  * Check one memcg: its unit (above).  Caller holds md_mutex and a
- * reference on @memcg.  With @may_scan, runs a page scan unless the cached
- * one is young and still valid for this memcg, and takes its own reference
- * sequence; without, the caller took it (md_check_ref_all(), md_scan())
- * and a stale scan just makes the check bounded.  @untrusted: some probe
- * missed hits or cannot follow a change, so no verdict can be trusted.
- * A verdict that is new for this unit is logged (events), once.
+ * reference on @memcg.  With MD_CHECK_SCAN, runs a page scan unless the
+ * cached one is young and still valid for this memcg, and takes its own
+ * reference sequence; without, the caller took it (md_check_ref_all(),
+ * md_scan()) and a stale scan just makes the check bounded.
+ * MD_CHECK_UNTRUSTED: some probe missed hits or cannot follow a change, so
+ * no verdict can be trusted.  A verdict that is new for this unit is
+ * logged (events), once, unless MD_CHECK_UNLOGGED.
  */
 void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
-		    struct md_check *c, bool may_scan, bool untrusted)
+		    struct md_check *c, unsigned int flags)
 {
+	bool untrusted = flags & MD_CHECK_UNTRUSTED;
 	long k, l, s, low = 0;
 	bool negative = false;
 	struct md_unit u;
@@ -255,7 +257,7 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	if (u.root != memcg)
 		c->unit = cgroup_id(u.root->css.cgroup);
 	md_unit_meta(&u);
-	if (may_scan) {
+	if (flags & MD_CHECK_SCAN) {
 		if (u.members || md_scan_age_ms() > scan_cache_ms || !u.scan_valid ||
 		    u.seq0 != u.seq) {
 			md_scan();
@@ -341,7 +343,8 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		c->suspect = MD_VIEW_NONE;
 		c->delta = c->kernel - c->ledger;
 	}
-	md_check_log(u.e, c);
+	if (!(flags & MD_CHECK_UNLOGGED))
+		md_check_log(u.e, c);
 }
 
 /*
@@ -437,7 +440,7 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 		if (!e) {	/* no room for an entry: nothing to compare */
 			c.verdict = MD_UNTRUSTED;
 		} else {
-			md_check_memcg(e, pos, &c, false, untrusted);
+			md_check_memcg(e, pos, &c, untrusted ? MD_CHECK_UNTRUSTED : 0);
 			for_each_node(nid) {
 				/* an unsynced ledger holds only the events since load */
 				local_negative |= READ_ONCE(e->synced) &&

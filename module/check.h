@@ -6,6 +6,7 @@
 #ifndef MEMCG_DIRTY_CHECK_H
 #define MEMCG_DIRTY_CHECK_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 struct md_entry;
@@ -60,8 +61,13 @@ struct md_global_check {
  */
 #define MD_HIER_UNAVAILABLE	"no_exported_rstat_flush"
 
+/* md_check_memcg()'s flags */
+#define MD_CHECK_SCAN		BIT(0)	/* a page scan, unless the cached one will do */
+#define MD_CHECK_UNTRUSTED	BIT(1)	/* a probe missed hits: no verdict is trusted */
+#define MD_CHECK_UNLOGGED	BIT(2)	/* a new verdict is not logged (events) */
+
 void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
-		    struct md_check *c, bool may_scan, bool untrusted);
+		    struct md_check *c, unsigned int flags);
 
 /* The cheap comparison of the audit: kernel against ledger, no scan. */
 enum md_quick {

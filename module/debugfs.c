@@ -154,7 +154,8 @@ static int md_check_file_show(struct seq_file *m, void *v)
 		return -ENOENT;
 	md_probes_log_missed();
 	mutex_lock(&md_mutex);
-	md_check_memcg(e, memcg, &c, true, md_probes_untrusted());
+	md_check_memcg(e, memcg, &c, MD_CHECK_SCAN |
+		       (md_probes_untrusted() ? MD_CHECK_UNTRUSTED : 0));
 	mutex_unlock(&md_mutex);
 	css_put(&memcg->css);
 	seq_printf(m, "verdict %s\n", md_verdict_names[c.verdict]);
@@ -231,7 +232,7 @@ static int md_summary_show(struct seq_file *m, void *v)
 			continue;
 		}
 		/* the cached scan only: a summary must not scan per line */
-		md_check_memcg(e, pos, &c, false, untrusted);
+		md_check_memcg(e, pos, &c, untrusted ? MD_CHECK_UNTRUSTED : 0);
 		seq_printf(m, "%ld %ld %s\n", c.ledger, c.kernel, md_verdict_names[c.verdict]);
 	}
 	mutex_unlock(&md_mutex);
@@ -390,8 +391,8 @@ static int md_audit_file_show(struct seq_file *m, void *v)
 	seq_printf(m, "audits %lu\nlast_us %llu\nlast_wait_us %llu\nlast_memcgs %lu\n",
 		   st.audits, div_u64(st.last_ns, NSEC_PER_USEC),
 		   div_u64(st.last_wait_ns, NSEC_PER_USEC), st.last_memcgs);
-	seq_printf(m, "differed %lu\nescalations %lu\nbad_verdicts %lu\n",
-		   st.differed, st.escalations, st.bad_verdicts);
+	seq_printf(m, "differed %lu\nescalations %lu\nbad_verdicts %lu\nunconfirmed %lu\n",
+		   st.differed, st.escalations, st.bad_verdicts, st.unconfirmed);
 	seq_printf(m, "printed %lu\nprinted_audit %lu\nsuppressed %lu\nwarned %lu\n",
 		   st.printed, st.printed_audit, st.suppressed, st.warned);
 	seq_printf(m, "untrusted_printed %d\n", st.untrusted_printed);

@@ -73,6 +73,7 @@ struct md_entry {
 	/* audit.c's, under md_mutex */
 	unsigned int audit_strikes;	/* audits in a row that found kernel, ledger apart */
 	long audit_gap;			/* kernel - ledger at the last escalation */
+	unsigned int audit_pending;	/* its bad verdict (bit), to be found again */
 	unsigned int audit_printed;	/* verdicts (bits) printed on the console */
 	unsigned int audit_warned;	/* verdicts (bits) raised as a WARN */
 	/* debugfs.c's, under md_mutex */

@@ -33,7 +33,7 @@ W=$MD_WORK
 secs() { awk '{ printf "%d\n", $1 }' /proc/uptime; }
 
 # the audit's counters, summed over the loads of this run
-TOTAL_KEYS="audits differed escalations bad_verdicts printed warned watches"
+TOTAL_KEYS="audits differed escalations bad_verdicts unconfirmed printed warned watches"
 for k in $TOTAL_KEYS; do eval "sum_$k=0"; done
 add_audit() {
 	for k in $TOTAL_KEYS; do
@@ -119,7 +119,7 @@ touch "$W/stop"
 wait
 [ -z "$hot" ] || echo 1 > "$hot"
 add_audit
-md_diag "$SOAK s: $sum_audits audits, $sum_differed differed, $sum_escalations escalated," \
+md_diag "$SOAK s: $sum_audits audits, $sum_differed differed, $sum_escalations escalated, $sum_unconfirmed unconfirmed," \
 	"$n cgroups churned, $offlines CPU offlines, hog: $(cat "$W/hog.out" 2>/dev/null)"
 md_diag "watch: ${watch_head:-never armed}"
 md_check "the module was reloaded under load" test $reloaded = 1

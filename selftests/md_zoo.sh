@@ -10,7 +10,7 @@
 #   5 a migration between nodes that moves PG_dirty but not the count
 #   6 inside the kernel's own accounting, an increment twice the folio
 #   7 inside it, an increment that lands on a sibling memcg
-# For each: the audit's line comes within three audits and names the
+# For each: the audit's line comes within four audits and names the
 # cgroup, the node, the three values and the suspect (the kernel), and the
 # check agrees; each memcg raises exactly one WARN.  The watch (control:
 # watch CGROUP) names the zoo's function that moved the counter, on the
@@ -56,12 +56,12 @@ md_line_says() {
 }
 
 # md_caught CLASS VERDICT CGROUP AUDITS0: the audit said VERDICT of CGROUP
-# within three audits of AUDITS0, naming it; sets says to md_line_says.
+# within four audits of AUDITS0, naming it; sets says to md_line_says.
 md_caught() {
 	id=$(stat -c %i "$CG/$3")
 	took=$(md_said_within "$2" "$id" "$4")
 	md_diag "class $1: $2 of /$3 said after $took audits"
-	md_check "class $1: $2 of /$3 said within 3 audits" test "$took" -le 3 2>/dev/null
+	md_check "class $1: $2 of /$3 said within 4 audits" test "$took" -le 4 2>/dev/null
 	line=$(md_line "$2" "$id")
 	md_diag "$line"
 	md_check "class $1: the line names /$3 and its id" \
