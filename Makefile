@@ -17,6 +17,8 @@
 #                                6.1 and 7.3: caught by the audit? (not part of check)
 #   make check-system            the packages in a full Debian guest, kernel
 #                                upgrade included (not part of check)
+#   make check-secureboot        that guest under Secure Boot: shim, grub, the
+#                                DKMS key enrolled as a MOK (not part of check)
 #   make kernels                 the kernel matrix, and newer Debian kernels
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
@@ -252,6 +254,18 @@ debug-kernel:
 check-system: deb
 	@scripts/check-system
 
+# The guest of check-system booted by OVMF's Secure Boot firmware through
+# Debian's signed shim, grub and 6.1 kernel, the DKMS key enrolled as a MOK
+# in the variable store (scripts/check-secureboot): lockdown, the packages,
+# DKMS's signature, modprobe, a key not enrolled refused, the audit on a bug
+# staged by the zoo.  virt-fw-vars (python3-virt-firmware) comes from
+# bookworm-backports: the script installs that one package.  Not part of
+# check (docs/testing.md).
+SECUREBOOT_DEPS := ovmf dosfstools mtools fdisk
+check-secureboot: deb
+	@selftests/vm/deps $(SECUREBOOT_DEPS)
+	@scripts/check-secureboot
+
 check-debug:
 	@selftests/vm/deps $(DEBUG_KERNEL_DEPS)
 	@$(MAKE) --no-print-directory helpers
@@ -325,4 +339,5 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 
 .PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
-	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit
+	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
+	check-secureboot
