@@ -106,7 +106,7 @@ static void prom_cgroups(struct md_emit *p, long page_size, const struct md_summ
 	for (i = 0; i < n; i++)
 		if (bad_verdict(s->rows[i].verdict))
 			md_prom_int(p, "memcg_dirty_check_suspect", 1, "cgroup", s->rows[i].path,
-				    "suspect", cg[i].suspect, "node", cg[i].node, NULL);
+				    "suspect", cg[i].suspect, "numa_node", cg[i].node, NULL);
 	md_prom_family(p, "memcg_dirty_event_bytes_total", "counter",
 		       "Bytes moved by each dirty accounting event.");
 	for (i = 0; i < n; i++)

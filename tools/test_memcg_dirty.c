@@ -371,7 +371,7 @@ static void test_prometheus_top(void)
 	CHECK(rc == 0 && strstr(text, "memcg_dirty_check_status{cgroup=\"/u\",verdict=\"underflow\"} 1") &&
 	      lines_with(text, "memcg_dirty_check_status{") == 1,
 	      "--max-cgroups 1 keeps the underflow, not the dirtiest (%d):\n%s%s", rc, text, err);
-	CHECK(strstr(text, "memcg_dirty_check_suspect{cgroup=\"/u\",suspect=\"kernel\",node=\"1\"} 1"),
+	CHECK(strstr(text, "memcg_dirty_check_suspect{cgroup=\"/u\",suspect=\"kernel\",numa_node=\"1\"} 1"),
 	      "the suspect and the node where kernel and ledger differ:\n%s", text);
 	CHECK(strstr(text, "memcg_dirty_cgroups{verdict=\"ok\"} 3") &&
 	      strstr(text, "memcg_dirty_cgroups{verdict=\"unsynced\"} 1") &&
