@@ -6,6 +6,7 @@
 #   make [KVER=... | KDIR=...]   build memcg_dirty.ko (and the CLI)
 #   make demo                    boot the test VM and show the module at work
 #   make check                   everything: builds, DKMS, lint, unit tests, packages, VM
+#   make prom                    the Prometheus rules' tests and the textfile (promtool)
 #   make install                 module, CLI, man page, selftests (PREFIX, DESTDIR)
 #   make deb                     the Debian packages, in build/deb/ (scripts/deb)
 #   make vm                      interactive shell in the test VM
@@ -131,6 +132,12 @@ fuzz: tools/fuzz_mdparse.c tools/mdparse.c tools/mdparse.h tools/mdmodel.c tools
 fuzz-long:
 	$(MAKE) fuzz FUZZ_SECONDS=1800
 
+# The Prometheus rules (packaging/prometheus/) and the CLI's textfile, with
+# Debian's promtool: check rules, test rules (and that broken rules fail
+# them), check metrics on fixture trees, 10,000 cgroups' size and time.
+prom: cli
+	@packaging/prometheus/tests/run $(B)/tools/memcg-dirty
+
 clean:
 	rm -rf $(B) memcg_dirty.ko
 
@@ -228,6 +235,8 @@ check: deps
 	@$(MAKE) --no-print-directory lint
 	@echo "== unit tests and fuzzing of the CLI"
 	@$(MAKE) --no-print-directory cli unit fuzz
+	@echo "== Prometheus: the rules' tests, the textfile (promtool)"
+	@$(MAKE) --no-print-directory prom
 	@echo "== dkms"
 	@$(MAKE) --no-print-directory dkms-check
 	@echo "== Debian packages (lintian-clean)"
@@ -323,6 +332,6 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 	tar -cf $@ -C $(BENCH_SRC) include
 	truncate -s %1M $@
 
-.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps \
+.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long prom clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
 	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit
