@@ -151,7 +151,8 @@ install-module: module
 	install -D -m 0644 $(B)/$(KVER)/memcg_dirty.ko $(DESTDIR)/lib/modules/$(KVER)/updates/memcg_dirty.ko
 	$(if $(DESTDIR),@echo "install: into $(DESTDIR): depmod left to the package",depmod -a $(KVER))
 
-# The CLI and the man pages (its own, and the module's interface); the selftests with their list (Makefile), their
+# The CLI and the man pages (its own, and the module's interface); the
+# Prometheus rules (share/memcg-dirty/prometheus); the selftests with their list (Makefile), their
 # settings and their helpers (bin/, which lib.sh puts on PATH).
 tools: cli $(HELPERS) $(B)/helpers/mdpromcheck
 
@@ -159,6 +160,8 @@ install-tools: tools
 	install -D -m 0755 $(B)/tools/memcg-dirty $(DESTDIR)$(PREFIX)/sbin/memcg-dirty
 	install -D -m 0644 tools/memcg-dirty.8 $(DESTDIR)$(PREFIX)/share/man/man8/memcg-dirty.8
 	install -D -m 0644 tools/memcg_dirty.4 $(DESTDIR)$(PREFIX)/share/man/man4/memcg_dirty.4
+	install -D -m 0644 packaging/prometheus/memcg-dirty.rules.yml \
+		$(DESTDIR)$(PREFIX)/share/memcg-dirty/prometheus/memcg-dirty.rules.yml
 	install -d $(SELFTESTS_DIR)/bin
 	install -m 0755 selftests/*.sh $(SELFTESTS_DIR)/
 	chmod 0644 $(SELFTESTS_DIR)/lib.sh
