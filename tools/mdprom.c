@@ -5,6 +5,7 @@
  * Every name, unit and label set here is a contract with the rules in
  * packaging/prometheus/ and with dashboards: memcg-dirty.8 lists them.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@ static const char * const verdicts[] = { "ok", "unsynced", "untrusted", "mismatc
 
 /* What the textfile says of an exported cgroup besides its summary line. */
 struct prom_cg {
+	char *label;		/* its cgroup label: the path, PATH@ID when dying */
 	long long scan;		/* pages the last scan found; -1: none to show */
 	char suspect[16];	/* its check's suspect */
 	char node[24];		/* the first NUMA node where kernel and ledger differ */
@@ -56,6 +58,14 @@ static void prom_read_cgroup(const struct md_src *src, const struct md_row *r, s
 	struct md_kvs k;
 
 	c->scan = -1;
+	/*
+	 * A dying cgroup's path may be a live one's too (a service restarted):
+	 * its name is the module's for its directory, so that no series is
+	 * written twice.
+	 */
+	if (r->dying ? asprintf(&c->label, "%s@%llu", r->path, r->id) < 0 :
+	    !(c->label = strdup(r->path)))
+		c->label = NULL;
 	snprintf(c->suspect, sizeof(c->suspect), "unknown");
 	snprintf(c->node, sizeof(c->node), "unknown");
 	c->has_stat = 0;
@@ -89,23 +99,23 @@ static void prom_cgroups(struct md_emit *p, long page_size, const struct md_summ
 		const struct md_row *r = &s->rows[i];
 
 		md_prom_int(p, "memcg_dirty_bytes", r->dirty * page_size,
-			    "cgroup", r->path, "source", "ledger", NULL);
+			    "cgroup", cg[i].label, "source", "ledger", NULL);
 		md_prom_int(p, "memcg_dirty_bytes", r->kernel * page_size,
-			    "cgroup", r->path, "source", "kernel", NULL);
+			    "cgroup", cg[i].label, "source", "kernel", NULL);
 		if (cg[i].scan >= 0)
 			md_prom_int(p, "memcg_dirty_bytes", cg[i].scan * page_size,
-				    "cgroup", r->path, "source", "scan", NULL);
+				    "cgroup", cg[i].label, "source", "scan", NULL);
 	}
 	md_prom_family(p, "memcg_dirty_check_status", "gauge",
 		       "1 for the cgroup's current verdict.");
 	for (i = 0; i < n; i++)
 		md_prom_int(p, "memcg_dirty_check_status", 1,
-			    "cgroup", s->rows[i].path, "verdict", s->rows[i].verdict, NULL);
+			    "cgroup", cg[i].label, "verdict", s->rows[i].verdict, NULL);
 	md_prom_family(p, "memcg_dirty_check_suspect", "gauge",
 		       "1 for a cgroup whose verdict is mismatch or underflow: the view its check suspects, and the first NUMA node where kernel and ledger differ.");
 	for (i = 0; i < n; i++)
 		if (bad_verdict(s->rows[i].verdict))
-			md_prom_int(p, "memcg_dirty_check_suspect", 1, "cgroup", s->rows[i].path,
+			md_prom_int(p, "memcg_dirty_check_suspect", 1, "cgroup", cg[i].label,
 				    "suspect", cg[i].suspect, "numa_node", cg[i].node, NULL);
 	md_prom_family(p, "memcg_dirty_event_bytes_total", "counter",
 		       "Bytes moved by each dirty accounting event.");
@@ -113,7 +123,7 @@ static void prom_cgroups(struct md_emit *p, long page_size, const struct md_summ
 		for (j = 0; cg[i].has_stat && j < cg[i].stat.n; j++)
 			if (md_event_total(&cg[i].stat, j, &v))
 				md_prom_int(p, "memcg_dirty_event_bytes_total", v * page_size,
-					    "cgroup", s->rows[i].path, "event", cg[i].stat.kv[j].key,
+					    "cgroup", cg[i].label, "event", cg[i].stat.kv[j].key,
 					    NULL);
 }
 
@@ -291,16 +301,24 @@ static int write_prom(const struct prom_args *a, FILE *f)
 	}
 	for (i = 0; i < n; i++)
 		prom_read_cgroup(a->src, &s.rows[i], &cg[i]);
+	for (i = 0; i < n; i++)
+		if (!cg[i].label) {
+			ret = md_err(a->src, "out of memory");
+			goto out;
+		}
 	md_emit_init(&p, f, MD_PROM);
 	prom_loaded(&p, 1);
 	prom_cgroups(&p, a->page_size, &s, cg, n);
 	prom_aggregates(&p, a->page_size, &s, n);
-	for (i = 0; i < n; i++)
+	ret = prom_module(a->src, &p);
+out:
+	for (i = 0; i < n; i++) {
+		free(cg[i].label);
 		if (cg[i].has_stat)
 			md_free_kvs(&cg[i].stat);
+	}
 	free(cg);
 	md_free_summary(&s);
-	ret = prom_module(a->src, &p);
 	return ret;
 }
 

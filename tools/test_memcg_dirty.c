@@ -393,6 +393,20 @@ static void test_prometheus_top(void)
 	      text);
 	free(text);
 
+	/* a service restarted: its old cgroup dying beside the new one of the same path */
+	fixture_good();
+	put("summary", "id path state dirty kernel_dirty verdict\n"
+		       "10 /a online 10 10 ok\n"
+		       "77 /a dying 3 3 ok\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, NULL);
+	text = slurp(path);
+	CHECK(rc == 0 && strstr(text, "memcg_dirty_check_status{cgroup=\"/a\",verdict=\"ok\"} 1") &&
+	      strstr(text, "memcg_dirty_check_status{cgroup=\"/a@77\",verdict=\"ok\"} 1") &&
+	      strstr(text, "memcg_dirty_bytes{cgroup=\"/a@77\",source=\"ledger\"} 12288") &&
+	      lines_with(text, "memcg_dirty_bytes{cgroup=\"/a\",") == 3,
+	      "a dying cgroup is PATH@ID, no series twice (%d):\n%s", rc, text);
+	free(text);
+
 	/* the default: 50 cgroups */
 	fixture_good();
 	{
