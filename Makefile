@@ -6,6 +6,7 @@
 #   make [KVER=... | KDIR=...]   build memcg_dirty.ko (and the CLI)
 #   make demo                    boot the test VM and show the module at work
 #   make check                   everything: builds, DKMS, lint, unit tests, packages, VM
+#   make prom                    the Prometheus rules' tests and the textfile (promtool)
 #   make install                 module, CLI, man page, selftests (PREFIX, DESTDIR)
 #   make deb                     the Debian packages, in build/deb/ (scripts/deb)
 #   make vm                      interactive shell in the test VM
@@ -133,6 +134,12 @@ fuzz: tools/fuzz_mdparse.c tools/mdparse.c tools/mdparse.h tools/mdmodel.c tools
 fuzz-long:
 	$(MAKE) fuzz FUZZ_SECONDS=1800
 
+# The Prometheus rules (packaging/prometheus/) and the CLI's textfile, with
+# Debian's promtool: check rules, test rules (and that broken rules fail
+# them), check metrics on fixture trees, 10,000 cgroups' size and time.
+prom: cli
+	@packaging/prometheus/tests/run $(B)/tools/memcg-dirty
+
 clean:
 	rm -rf $(B) memcg_dirty.ko
 
@@ -146,7 +153,8 @@ install-module: module
 	install -D -m 0644 $(B)/$(KVER)/memcg_dirty.ko $(DESTDIR)/lib/modules/$(KVER)/updates/memcg_dirty.ko
 	$(if $(DESTDIR),@echo "install: into $(DESTDIR): depmod left to the package",depmod -a $(KVER))
 
-# The CLI and the man pages (its own, and the module's interface); the selftests with their list (Makefile), their
+# The CLI and the man pages (its own, and the module's interface); the
+# Prometheus rules (share/memcg-dirty/prometheus); the selftests with their list (Makefile), their
 # settings and their helpers (bin/, which lib.sh puts on PATH).
 tools: cli $(HELPERS) $(B)/helpers/mdpromcheck
 
@@ -154,6 +162,8 @@ install-tools: tools
 	install -D -m 0755 $(B)/tools/memcg-dirty $(DESTDIR)$(PREFIX)/sbin/memcg-dirty
 	install -D -m 0644 tools/memcg-dirty.8 $(DESTDIR)$(PREFIX)/share/man/man8/memcg-dirty.8
 	install -D -m 0644 tools/memcg_dirty.4 $(DESTDIR)$(PREFIX)/share/man/man4/memcg_dirty.4
+	install -D -m 0644 packaging/prometheus/memcg-dirty.rules.yml \
+		$(DESTDIR)$(PREFIX)/share/memcg-dirty/prometheus/memcg-dirty.rules.yml
 	install -d $(SELFTESTS_DIR)/bin
 	install -m 0755 selftests/*.sh $(SELFTESTS_DIR)/
 	chmod 0644 $(SELFTESTS_DIR)/lib.sh
@@ -230,6 +240,8 @@ check: deps
 	@$(MAKE) --no-print-directory lint
 	@echo "== unit tests and fuzzing of the CLI"
 	@$(MAKE) --no-print-directory cli unit fuzz
+	@echo "== Prometheus: the rules' tests, the textfile (promtool)"
+	@$(MAKE) --no-print-directory prom
 	@echo "== dkms"
 	@$(MAKE) --no-print-directory dkms-check
 	@echo "== Debian packages (lintian-clean)"
@@ -337,7 +349,7 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 	tar -cf $@ -C $(BENCH_SRC) include
 	truncate -s %1M $@
 
-.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long clean install deps \
+.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long prom clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
 	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
 	check-secureboot

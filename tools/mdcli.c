@@ -406,7 +406,7 @@ static void usage(FILE *f)
 		"       memcg-dirty events [--follow] [--json]\n"
 		"       memcg-dirty scan [--json]\n"
 		"       memcg-dirty probes [--json]\n"
-		"       memcg-dirty --prometheus FILE [--max-cgroups N]\n"
+		"       memcg-dirty --prometheus FILE [--max-cgroups N]  (N: 50 by default)\n"
 		"CGROUP: /sys/fs/cgroup/... or a path in the memory hierarchy (v1 or v2).\n"
 		"check exits 0 when all ok, 1 on mismatch or underflow, 3 when untrusted or\n"
 		"unsynced (--strict: also when only a bounded check was possible), 2 on errors.\n");
@@ -421,7 +421,7 @@ int md_cli(int argc, char **argv, FILE *out, FILE *errf)
 		{ "max-cgroups", required_argument, NULL, 'm' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct ctx c = { .out = out, .src.err = errf, .max_cgroups = -1, .interval = 2,
+	struct ctx c = { .out = out, .src.err = errf, .max_cgroups = MD_PROM_MAX_CGROUPS, .interval = 2,
 			 .count = -1 };
 	const char *cmd = NULL;
 	char *end;
@@ -472,14 +472,18 @@ int md_cli(int argc, char **argv, FILE *out, FILE *errf)
 		return error(&c, "--follow goes with 'events'");
 	if (c.strict && (!cmd || strcmp(cmd, "check")))
 		return error(&c, "--strict goes with 'check'");
-	if (md_preflight(&c.src))
+	if (c.prom && cmd)
+		return error(&c, "--prometheus writes the textfile only; no command with it");
+	o = md_preflight(&c.src);
+	if (o) {
+		/* a textfile that says so, for an alert; the exit still says it failed */
+		if (o == MD_NOT_LOADED && c.prom)
+			md_textfile_unloaded(&c.src, c.prom);
 		return EXIT_ERR;
-	md_emit_init(&c.e, out, c.json ? MD_JSON : MD_TABLE);
-	if (c.prom) {
-		if (cmd)
-			return error(&c, "--prometheus writes the textfile only; no command with it");
-		return cmd_prometheus(&c);
 	}
+	md_emit_init(&c.e, out, c.json ? MD_JSON : MD_TABLE);
+	if (c.prom)
+		return cmd_prometheus(&c);
 	if (!cmd)
 		return cmd_table(&c, argv + optind, argc - optind);
 	if (!strcmp(cmd, "check"))

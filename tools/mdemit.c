@@ -319,3 +319,15 @@ void md_prom_uint(struct md_emit *e, const char *name, unsigned long long v, ...
 	va_end(ap);
 	fprintf(e->f, " %llu\n", v);
 }
+
+void md_prom_usecs(struct md_emit *e, const char *name, unsigned long long us, ...)
+{
+	va_list ap;
+
+	if (e->fmt != MD_PROM)
+		return;
+	va_start(ap, us);
+	prom_sample(e, name, ap);
+	va_end(ap);
+	fprintf(e->f, " %llu.%06llu\n", us / 1000000, us % 1000000);
+}

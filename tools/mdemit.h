@@ -71,6 +71,9 @@ void md_prom_int(struct md_emit *e, const char *name, long long v, ...)
 	__attribute__((sentinel));
 void md_prom_uint(struct md_emit *e, const char *name, unsigned long long v, ...)
 	__attribute__((sentinel));
+/* A count of microseconds, written as seconds (the unit), exactly. */
+void md_prom_usecs(struct md_emit *e, const char *name, unsigned long long us, ...)
+	__attribute__((sentinel));
 
 void md_human(long long bytes, char *buf, size_t len);
 

@@ -76,14 +76,22 @@ char *md_slurp(const struct md_src *s, const char *rel)
 	return buf;
 }
 
-/* Is the module there?  One clear line when it is not. */
+/*
+ * Is the module there?  One clear line when it is not: MD_NOT_LOADED when
+ * its directory is missing (with MEMCG_DIRTY_DEBUGFS, that directory),
+ * -1 for every other reason.
+ */
 int md_preflight(const struct md_src *s)
 {
 	struct stat st;
 
 	if (getenv("MEMCG_DIRTY_DEBUGFS")) {
-		if (stat(s->root, &st))
-			return md_err(s, "%s: %s", s->root, strerror(errno));
+		if (stat(s->root, &st)) {
+			int e = errno;
+
+			md_err(s, "%s: %s", s->root, strerror(e));
+			return e == ENOENT ? MD_NOT_LOADED : -1;
+		}
 		return 0;
 	}
 	if (geteuid() != 0)
@@ -105,8 +113,12 @@ int md_preflight(const struct md_src *s)
 	    stat("/sys/kernel/debug", &st))
 		return md_err(s, "memcg_dirty is loaded, but the kernel has no debugfs (booted with debugfs=off?): its audit says what it finds on the console, and scan, resync and watch are parameters in %s",
 			      MD_PARAMS_DEFAULT);
-	if (stat(s->root, &st))
-		return md_err(s, "memcg_dirty is not loaded: run 'modprobe memcg_dirty'");
+	if (stat(s->root, &st)) {
+		if (!stat("/sys/module/memcg_dirty", &st))
+			return md_err(s, "memcg_dirty is loaded, but %s is not there", s->root);
+		md_err(s, "memcg_dirty is not loaded: run 'modprobe memcg_dirty'");
+		return MD_NOT_LOADED;
+	}
 	return 0;
 }
 
@@ -346,10 +358,45 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(((const struct md_row *)a)->path, ((const struct md_row *)b)->path);
 }
 
-/* Most dirty first, or by path: then a parent comes right before its subtree. */
-void md_sort(struct md_summary *sum, int by_path)
+/* 0 for a counter found wrong, 1 for a verdict that is not sure, 2 for ok. */
+static int verdict_rank(const char *v)
 {
-	qsort(sum->rows, sum->n, sizeof(*sum->rows), by_path ? cmp_path : cmp_dirty);
+	if (!strcmp(v, "mismatch") || !strcmp(v, "underflow"))
+		return 0;
+	return strcmp(v, "ok") ? 1 : 2;
+}
+
+/* |kernel - ledger|, as unsigned: absurd counts do not overflow. */
+static unsigned long long row_gap(const struct md_row *r)
+{
+	unsigned long long k = (unsigned long long)r->kernel, l = (unsigned long long)r->dirty;
+
+	return r->kernel > r->dirty ? k - l : l - k;
+}
+
+static int cmp_differ(const void *a, const void *b)
+{
+	const struct md_row *x = a, *y = b;
+	int rx = verdict_rank(x->verdict), ry = verdict_rank(y->verdict);
+
+	if (rx != ry)
+		return rx - ry;
+	if (row_gap(x) != row_gap(y))
+		return row_gap(x) < row_gap(y) ? 1 : -1;
+	return cmp_dirty(a, b);
+}
+
+/*
+ * MD_BY_DIRTY: most dirty first.  MD_BY_PATH: a parent comes right before
+ * its subtree.  MD_BY_DIFFER: the textfile's top N, the cgroups a reader
+ * must see first: mismatch and underflow, then untrusted and unsynced,
+ * then ok; within each, kernel and ledger furthest apart first, then most
+ * dirty.
+ */
+void md_sort(struct md_summary *sum, int how)
+{
+	qsort(sum->rows, sum->n, sizeof(*sum->rows),
+	      how == MD_BY_PATH ? cmp_path : how == MD_BY_DIFFER ? cmp_differ : cmp_dirty);
 }
 
 /*

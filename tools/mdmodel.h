@@ -23,6 +23,8 @@ struct md_src {
 /* The md_read_*() results besides 0. */
 #define MD_UNREADABLE	(-1)	/* could not read the file: already said why */
 #define MD_MALFORMED	(-2)	/* read but did not parse: the reason is in err */
+/* md_preflight(): the module's directory is not there (memcg_dirty not loaded) */
+#define MD_NOT_LOADED	(-3)
 
 /* "memcg-dirty: ..." on s->err; md_err() returns -1, for its callers to return. */
 void md_verr(const struct md_src *s, const char *fmt, va_list ap);
@@ -45,7 +47,10 @@ void md_cgroup_rel(const char *path, const char *name, char *out, size_t len);
 int md_selected(const struct md_row *r, char **args, int nargs);
 int md_check_args(const struct md_src *s, const struct md_summary *sum, char **args, int nargs);
 int md_load_rows(const struct md_src *s, struct md_summary *sum, char **args, int nargs);
-void md_sort(struct md_summary *sum, int by_path);
+#define MD_BY_DIRTY	0
+#define MD_BY_PATH	1
+#define MD_BY_DIFFER	2
+void md_sort(struct md_summary *sum, int how);
 void md_hier(const struct md_summary *sum, size_t i, long long *l, long long *k);
 
 /* A check file, the global one or a cgroup's. */

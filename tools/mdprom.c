@@ -2,20 +2,94 @@
 /*
  * The node_exporter textfile of memcg-dirty --prometheus: which metrics,
  * joined by the model and written by the emitter's Prometheus backend.
+ * Every name, unit and label set here is a contract with the rules in
+ * packaging/prometheus/ and with dashboards: memcg-dirty.8 lists them.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "mdemit.h"
 #include "mdmodel.h"
 #include "mdprom.h"
 
-/* The top @n cgroups by dirty pages: their bytes, verdicts and event totals. */
-static void prom_cgroups(const struct md_src *src, long page_size, struct md_emit *p,
-			 const struct md_summary *s, size_t n)
+static const char * const verdicts[] = { "ok", "unsynced", "untrusted", "mismatch", "underflow" };
+
+/* What the textfile says of an exported cgroup besides its summary line. */
+struct prom_cg {
+	char *label;		/* its cgroup label: the path, PATH@ID when dying */
+	long long scan;		/* pages the last scan found; -1: none to show */
+	char suspect[16];	/* its check's suspect */
+	char node[24];		/* the first NUMA node where kernel and ledger differ */
+	struct md_kvs stat;
+	int has_stat;
+};
+
+static int bad_verdict(const char *v)
+{
+	return !strcmp(v, "mismatch") || !strcmp(v, "underflow");
+}
+
+/* The first node whose kernel_dirty_node<N> and dirty_node<N> differ in @k. */
+static void differing_node(const struct md_kvs *k, char *node, size_t len)
+{
+	char err[MD_ERRLEN], key[64];
+	long long l, kv;
+	size_t i;
+
+	snprintf(node, len, "unknown");
+	for (i = 0; i < k->n; i++) {
+		if (strncmp(k->kv[i].key, "dirty_node", 10) || strlen(k->kv[i].key) > 40)
+			continue;
+		snprintf(key, sizeof(key), "kernel_%s", k->kv[i].key);
+		if (md_parse_ll(k->kv[i].val, &l) || md_kv_num(k, key, &kv, err) || kv == l)
+			continue;
+		snprintf(node, len, "%s", k->kv[i].key + 10);
+		return;
+	}
+}
+
+/* A cgroup's check and stat, read once for every family that needs them. */
+static void prom_read_cgroup(const struct md_src *src, const struct md_row *r, struct prom_cg *c)
 {
 	char err[MD_ERRLEN];
+	struct md_kvs k;
+
+	c->scan = -1;
+	/*
+	 * A dying cgroup's path may be a live one's too (a service restarted):
+	 * its name is the module's for its directory, so that no series is
+	 * written twice.
+	 */
+	if (r->dying ? asprintf(&c->label, "%s@%llu", r->path, r->id) < 0 :
+	    !(c->label = strdup(r->path)))
+		c->label = NULL;
+	snprintf(c->suspect, sizeof(c->suspect), "unknown");
+	snprintf(c->node, sizeof(c->node), "unknown");
+	c->has_stat = 0;
+	if (r->dying)		/* its directory is NAME@ID: no file by its path */
+		return;
+	if (!md_read_cgroup(src, r->path, "check", &k, err)) {
+		const char *suspect = md_kv_get(&k, "suspect");
+
+		if (md_kv_num(&k, "scan", &c->scan, err))
+			c->scan = -1;
+		if (suspect && strlen(suspect) < sizeof(c->suspect))
+			snprintf(c->suspect, sizeof(c->suspect), "%s", suspect);
+		md_free_kvs(&k);
+	}
+	if (!md_read_cgroup(src, r->path, "stat", &c->stat, err)) {
+		c->has_stat = 1;
+		differing_node(&c->stat, c->node, sizeof(c->node));
+	}
+}
+
+/* The top @n cgroups: their bytes, verdicts, suspects and event totals. */
+static void prom_cgroups(struct md_emit *p, long page_size, const struct md_summary *s,
+			 const struct prom_cg *cg, size_t n)
+{
 	long long v;
 	size_t i, j;
 
@@ -23,40 +97,136 @@ static void prom_cgroups(const struct md_src *src, long page_size, struct md_emi
 		       "Dirty file bytes charged to the cgroup, by view.");
 	for (i = 0; i < n; i++) {
 		const struct md_row *r = &s->rows[i];
-		long long scan = md_cgroup_scan(src, r);
 
 		md_prom_int(p, "memcg_dirty_bytes", r->dirty * page_size,
-			    "cgroup", r->path, "source", "ledger", NULL);
+			    "cgroup", cg[i].label, "source", "ledger", NULL);
 		md_prom_int(p, "memcg_dirty_bytes", r->kernel * page_size,
-			    "cgroup", r->path, "source", "kernel", NULL);
-		if (scan >= 0)
-			md_prom_int(p, "memcg_dirty_bytes", scan * page_size,
-				    "cgroup", r->path, "source", "scan", NULL);
+			    "cgroup", cg[i].label, "source", "kernel", NULL);
+		if (cg[i].scan >= 0)
+			md_prom_int(p, "memcg_dirty_bytes", cg[i].scan * page_size,
+				    "cgroup", cg[i].label, "source", "scan", NULL);
 	}
 	md_prom_family(p, "memcg_dirty_check_status", "gauge",
 		       "1 for the cgroup's current verdict.");
 	for (i = 0; i < n; i++)
 		md_prom_int(p, "memcg_dirty_check_status", 1,
-			    "cgroup", s->rows[i].path, "verdict", s->rows[i].verdict, NULL);
+			    "cgroup", cg[i].label, "verdict", s->rows[i].verdict, NULL);
+	md_prom_family(p, "memcg_dirty_check_suspect", "gauge",
+		       "1 for a cgroup whose verdict is mismatch or underflow: the view its check suspects, and the first NUMA node where kernel and ledger differ.");
+	for (i = 0; i < n; i++)
+		if (bad_verdict(s->rows[i].verdict))
+			md_prom_int(p, "memcg_dirty_check_suspect", 1, "cgroup", cg[i].label,
+				    "suspect", cg[i].suspect, "numa_node", cg[i].node, NULL);
 	md_prom_family(p, "memcg_dirty_event_bytes_total", "counter",
 		       "Bytes moved by each dirty accounting event.");
-	for (i = 0; i < n; i++) {
-		struct md_kvs k;
-
-		if (s->rows[i].dying || md_read_cgroup(src, s->rows[i].path, "stat", &k, err))
-			continue;
-		for (j = 0; j < k.n; j++)
-			if (md_event_total(&k, j, &v))
+	for (i = 0; i < n; i++)
+		for (j = 0; cg[i].has_stat && j < cg[i].stat.n; j++)
+			if (md_event_total(&cg[i].stat, j, &v))
 				md_prom_int(p, "memcg_dirty_event_bytes_total", v * page_size,
-					    "cgroup", s->rows[i].path, "event", k.kv[j].key, NULL);
-		md_free_kvs(&k);
+					    "cgroup", cg[i].label, "event", cg[i].stat.kv[j].key,
+					    NULL);
+}
+
+/* Every cgroup, the omitted ones included: counts by verdict, what was left out. */
+static void prom_aggregates(struct md_emit *p, long page_size, const struct md_summary *s,
+			    size_t n)
+{
+	unsigned long long ledger = 0, kernel = 0;
+	size_t i, j, count;
+
+	md_prom_family(p, "memcg_dirty_cgroups", "gauge",
+		       "Cgroups by verdict, those left out by --max-cgroups included.");
+	for (j = 0; j < sizeof(verdicts) / sizeof(*verdicts); j++) {
+		for (i = 0, count = 0; i < s->n; i++)
+			count += !strcmp(s->rows[i].verdict, verdicts[j]);
+		md_prom_uint(p, "memcg_dirty_cgroups", count, "verdict", verdicts[j], NULL);
 	}
 	md_prom_family(p, "memcg_dirty_cgroups_omitted", "gauge",
 		       "Cgroups left out by --max-cgroups.");
 	md_prom_uint(p, "memcg_dirty_cgroups_omitted", s->n - n, NULL);
+	/* summed as unsigned: absurd counts wrap, without a signed overflow */
+	for (i = n; i < s->n; i++) {
+		ledger += (unsigned long long)s->rows[i].dirty;
+		kernel += (unsigned long long)s->rows[i].kernel;
+	}
+	md_prom_family(p, "memcg_dirty_omitted_bytes", "gauge",
+		       "Dirty file bytes of the cgroups left out by --max-cgroups, by view.");
+	md_prom_int(p, "memcg_dirty_omitted_bytes", (long long)ledger * page_size,
+		    "source", "ledger", NULL);
+	md_prom_int(p, "memcg_dirty_omitted_bytes", (long long)kernel * page_size,
+		    "source", "kernel", NULL);
 }
 
-/* The global verdict, the probes and the anomaly log. */
+/* The audit's state: the audit file's keys, as counters and gauges. */
+static const struct {
+	const char *key, *name, *type, *help;
+	int usecs;
+} audit_keys[] = {
+	{ "audit_ms", "memcg_dirty_audit_period_seconds", "gauge",
+	  "The audit's period (audit_ms); 0: no audit.", 0 },
+	{ "audit_warn", "memcg_dirty_audit_warn_enabled", "gauge",
+	  "1 when a bad verdict of the audit also raises a WARN (audit_warn).", 0 },
+	{ "audit_watch", "memcg_dirty_audit_watch_enabled", "gauge",
+	  "1 when a bad verdict of the audit arms the watch (audit_watch).", 0 },
+	{ "audits", "memcg_dirty_audit_passes_total", "counter",
+	  "Passes of the audit over every memcg.", 0 },
+	{ "last_us", "memcg_dirty_audit_last_pass_seconds", "gauge",
+	  "How long the last pass took, its wait included.", 1 },
+	{ "last_wait_us", "memcg_dirty_audit_last_wait_seconds", "gauge",
+	  "How long the last pass waited for an RCU grace period (no CPU used).", 1 },
+	{ "last_memcgs", "memcg_dirty_audit_last_cgroups", "gauge",
+	  "Memcgs the last pass compared.", 0 },
+	{ "differed", "memcg_dirty_audit_differed_total", "counter",
+	  "Comparisons that found kernel and ledger apart beyond the bound.", 0 },
+	{ "escalations", "memcg_dirty_audit_escalations_total", "counter",
+	  "Page scans and full verdicts, on a memcg's second strike.", 0 },
+	{ "bad_verdicts", "memcg_dirty_audit_bad_verdicts_total", "counter",
+	  "Full verdicts of the audit that were mismatch or underflow.", 0 },
+	{ "printed", "memcg_dirty_audit_lines_printed_total", "counter",
+	  "Console lines of bad verdicts, one per memcg and verdict.", 0 },
+	{ "printed_audit", "memcg_dirty_audit_last_printed_pass", "gauge",
+	  "The number of the pass that printed the last console line (0: none).", 0 },
+	{ "suppressed", "memcg_dirty_audit_lines_suppressed_total", "counter",
+	  "Console lines held back by the ratelimit, to be printed later.", 0 },
+	{ "warned", "memcg_dirty_audit_warnings_total", "counter",
+	  "WARNs raised (audit_warn=1), one per memcg and verdict.", 0 },
+	{ "untrusted_printed", "memcg_dirty_audit_untrusted_printed", "gauge",
+	  "1 once the audit said that probes missed hits and it gives no verdict.", 0 },
+	{ "watches", "memcg_dirty_audit_watches_total", "counter",
+	  "Watches the audit armed on a memcg found bad.", 0 },
+};
+
+static int prom_audit(const struct md_src *src, struct md_emit *p)
+{
+	char err[MD_ERRLEN];
+	struct md_kvs k;
+	long long v;
+	size_t i;
+	int ret = md_read_kvs(src, "audit", &k, err);
+
+	if (ret == MD_MALFORMED)
+		md_err(src, "%s/audit: %s", src->root, err);
+	if (ret)
+		return -1;
+	for (i = 0; i < sizeof(audit_keys) / sizeof(*audit_keys); i++) {
+		if (md_kv_num(&k, audit_keys[i].key, &v, err) || v < 0) {
+			md_err(src, "%s/audit: no count '%s'", src->root, audit_keys[i].key);
+			md_free_kvs(&k);
+			return -1;
+		}
+		md_prom_family(p, audit_keys[i].name, audit_keys[i].type, audit_keys[i].help);
+		if (audit_keys[i].usecs)
+			md_prom_usecs(p, audit_keys[i].name, v, NULL);
+		else if (!strcmp(audit_keys[i].key, "audit_ms"))
+			md_prom_usecs(p, audit_keys[i].name, v * 1000, NULL);
+		else
+			md_prom_int(p, audit_keys[i].name, v, NULL);
+	}
+	md_free_kvs(&k);
+	return 0;
+}
+
+/* The global verdict, the probes, the anomaly log and the audit. */
 static int prom_module(const struct md_src *src, struct md_emit *p)
 {
 	char err[MD_ERRLEN];
@@ -97,27 +267,74 @@ static int prom_module(const struct md_src *src, struct md_emit *p)
 		       "Anomalies pushed out of the log.");
 	md_prom_uint(p, "memcg_dirty_anomalies_dropped_total", ev.dropped, NULL);
 	md_free_events(&ev);
+	return prom_audit(src, p);
+}
+
+static void prom_loaded(struct md_emit *p, int loaded)
+{
+	md_prom_family(p, "memcg_dirty_module_loaded", "gauge",
+		       "1 when memcg_dirty's files were read, 0 when the module is not loaded.");
+	md_prom_int(p, "memcg_dirty_module_loaded", loaded, NULL);
+}
+
+struct prom_args {
+	const struct md_src *src;
+	long page_size, max_cgroups;
+};
+
+static int write_prom(const struct prom_args *a, FILE *f)
+{
+	struct prom_cg *cg;
+	struct md_summary s;
+	struct md_emit p;
+	size_t n, i;
+	int ret;
+
+	if (md_load_summary(a->src, &s))
+		return -1;
+	md_sort(&s, MD_BY_DIFFER);
+	n = a->max_cgroups >= 0 && (size_t)a->max_cgroups < s.n ? (size_t)a->max_cgroups : s.n;
+	cg = calloc(n + 1, sizeof(*cg));
+	if (!cg) {
+		md_free_summary(&s);
+		return md_err(a->src, "out of memory");
+	}
+	for (i = 0; i < n; i++)
+		prom_read_cgroup(a->src, &s.rows[i], &cg[i]);
+	for (i = 0; i < n; i++)
+		if (!cg[i].label) {
+			ret = md_err(a->src, "out of memory");
+			goto out;
+		}
+	md_emit_init(&p, f, MD_PROM);
+	prom_loaded(&p, 1);
+	prom_cgroups(&p, a->page_size, &s, cg, n);
+	prom_aggregates(&p, a->page_size, &s, n);
+	ret = prom_module(a->src, &p);
+out:
+	for (i = 0; i < n; i++) {
+		free(cg[i].label);
+		if (cg[i].has_stat)
+			md_free_kvs(&cg[i].stat);
+	}
+	free(cg);
+	md_free_summary(&s);
+	return ret;
+}
+
+static int write_unloaded(const struct prom_args *a, FILE *f)
+{
+	struct md_emit p;
+
+	(void)a;
+	md_emit_init(&p, f, MD_PROM);
+	prom_loaded(&p, 0);
 	return 0;
 }
 
-static int write_prom(const struct md_src *src, long page_size, long max_cgroups, FILE *f)
-{
-	struct md_summary s;
-	struct md_emit p;
-	size_t n;
-
-	if (md_load_summary(src, &s))
-		return -1;
-	md_sort(&s, 0);
-	n = max_cgroups >= 0 && (size_t)max_cgroups < s.n ? (size_t)max_cgroups : s.n;
-	md_emit_init(&p, f, MD_PROM);
-	prom_cgroups(src, page_size, &p, &s, n);
-	md_free_summary(&s);
-	return prom_module(src, &p);
-}
-
 /* Atomically: a temporary file in the same directory, then rename. */
-int md_textfile(const struct md_src *src, long page_size, long max_cgroups, const char *path)
+static int textfile(const struct prom_args *a, const char *path,
+		    int (*fill)(const struct prom_args *a, FILE *f))
 {
 	char tmp[4096];
 	FILE *f;
@@ -126,9 +343,10 @@ int md_textfile(const struct md_src *src, long page_size, long max_cgroups, cons
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	if (fd < 0)
-		return md_err(src, "cannot write %s: %s", tmp, strerror(errno));
+		return md_err(a->src, "cannot write %s: %s", tmp, strerror(errno));
 	f = fdopen(fd, "w");
-	ok = f && !write_prom(src, page_size, max_cgroups, f);
+	errno = 0;
+	ok = f && !fill(a, f);
 	ok = ok && !fflush(f) && !fsync(fd);
 	if (f)
 		ok = !fclose(f) && ok;
@@ -136,8 +354,22 @@ int md_textfile(const struct md_src *src, long page_size, long max_cgroups, cons
 		int e = errno;
 
 		unlink(tmp);
-		return md_err(src, "cannot write %s%s%s", path, e ? ": " : "",
+		return md_err(a->src, "cannot write %s%s%s", path, e ? ": " : "",
 			      e ? strerror(e) : "");
 	}
 	return 0;
+}
+
+int md_textfile(const struct md_src *src, long page_size, long max_cgroups, const char *path)
+{
+	struct prom_args a = { src, page_size, max_cgroups };
+
+	return textfile(&a, path, write_prom);
+}
+
+int md_textfile_unloaded(const struct md_src *src, const char *path)
+{
+	struct prom_args a = { src, 0, 0 };
+
+	return textfile(&a, path, write_unloaded);
 }

@@ -59,6 +59,12 @@ static const char *CHECK_OK =
 	"verdict ok\nkernel 10\nledger 10\nscan 10\nscan_age_ms 5\nsuspect none\n"
 	"delta 0\nquiescent 1\nbound 0\nscan_busy 0\n";
 
+static const char *AUDIT =
+	"audit_ms 1000\naudit_warn 1\naudits 3600\nlast_us 2143\nlast_wait_us 1876\n"
+	"last_memcgs 7\ndiffered 4\nescalations 2\nbad_verdicts 2\nprinted 2\n"
+	"printed_audit 3598\nsuppressed 0\nwarned 2\nuntrusted_printed 0\naudit_watch 1\n"
+	"watches 1\n";
+
 /* A healthy tree: root, /a, /a/b, /stat (escaped %stat), a dying /gone. */
 static void fixture_good(void)
 {
@@ -85,6 +91,7 @@ static void fixture_good(void)
 	put("events", "dropped 0\ntime id path node kind probe pfn kernel ledger scan missed\n"
 		      "12.000001 10 /a 0 mismatch - - 11 10 10 0\n");
 	put("control", "commands: scan resync\n");
+	put("audit", AUDIT);
 	put("cgroups/stat", STAT);
 	put("cgroups/check", CHECK_OK);
 	put("cgroups/a/stat", STAT);
@@ -310,6 +317,145 @@ static void test_prometheus(void)
 	CHECK(md_prom_validate("# TYPE a gauges\n", e) != 0, "validator: bad type");
 }
 
+/* The textfile at @path, read whole into a buffer the caller frees. */
+static char *slurp(const char *path)
+{
+	char *text = calloc(1, 1 << 20);
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		size_t n = fread(text, 1, (1 << 20) - 1, f);
+
+		text[n] = '\0';
+		fclose(f);
+	}
+	return text;
+}
+
+/* How many lines of @text start with @prefix. */
+static int lines_with(const char *text, const char *prefix)
+{
+	const char *p = text;
+	int n = 0;
+
+	while (p && *p) {
+		n += !strncmp(p, prefix, strlen(prefix));
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return n;
+}
+
+/* The top N: found wrong first, then not sure, then furthest apart, then most dirty. */
+static void test_prometheus_top(void)
+{
+	char path[300], e[MD_ERRLEN], *text;
+	int rc, i;
+
+	fixture_good();
+	snprintf(path, sizeof(path), "%s/out.prom", root);
+	/* /u: an underflow with nothing dirty; /a: unsynced; /a/b: ok but apart by 2 */
+	put("summary", "id path state dirty kernel_dirty verdict\n"
+		       "1 / online 500 500 ok\n"
+		       "10 /a online 1 1 unsynced\n"
+		       "11 /a/b online 20 22 ok\n"
+		       "12 /stat online 300 300 ok\n"
+		       "14 /u online 0 -3 underflow\n");
+	put("cgroups/u/stat", "dirty 0\ndirty_hier 0\nkernel_dirty -3\nkernel_dirty_hier -3\n"
+			      "dirty_node0 0\nkernel_dirty_node0 0\ndirty_node1 0\nkernel_dirty_node1 -3\n"
+			      "dirtied 0\ncleaned_io 0\nsynced 1\nhier_settled 1\n");
+	put("cgroups/u/check", "verdict underflow\nkernel -3\nledger 0\nscan 0\nscan_age_ms 1\n"
+			       "suspect kernel\ndelta -3\nquiescent 1\nbound 0\nscan_busy 0\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, "--max-cgroups", "1", NULL);
+	text = slurp(path);
+	CHECK(rc == 0 && strstr(text, "memcg_dirty_check_status{cgroup=\"/u\",verdict=\"underflow\"} 1") &&
+	      lines_with(text, "memcg_dirty_check_status{") == 1,
+	      "--max-cgroups 1 keeps the underflow, not the dirtiest (%d):\n%s%s", rc, text, err);
+	CHECK(strstr(text, "memcg_dirty_check_suspect{cgroup=\"/u\",suspect=\"kernel\",numa_node=\"1\"} 1"),
+	      "the suspect and the node where kernel and ledger differ:\n%s", text);
+	CHECK(strstr(text, "memcg_dirty_cgroups{verdict=\"ok\"} 3") &&
+	      strstr(text, "memcg_dirty_cgroups{verdict=\"unsynced\"} 1") &&
+	      strstr(text, "memcg_dirty_cgroups{verdict=\"underflow\"} 1") &&
+	      strstr(text, "memcg_dirty_cgroups{verdict=\"mismatch\"} 0") &&
+	      strstr(text, "memcg_dirty_cgroups_omitted 4"), "verdict counts cover the omitted:\n%s", text);
+	/* 500 + 1 + 20 + 300 ledger pages, 500 + 1 + 22 + 300 kernel pages */
+	CHECK(strstr(text, "memcg_dirty_omitted_bytes{source=\"ledger\"} 3362816") &&
+	      strstr(text, "memcg_dirty_omitted_bytes{source=\"kernel\"} 3371008"),
+	      "the omitted cgroups' bytes:\n%s", text);
+	free(text);
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, "--max-cgroups", "3", NULL);
+	text = slurp(path);
+	CHECK(rc == 0 && strstr(text, "cgroup=\"/u\",verdict") &&
+	      strstr(text, "cgroup=\"/a\",verdict=\"unsynced\"") &&
+	      strstr(text, "cgroup=\"/a/b\",verdict=\"ok\"") && !strstr(text, "cgroup=\"/stat\""),
+	      "then the unsure, then the ok furthest apart:\n%s", text);
+	CHECK(lines_with(text, "memcg_dirty_check_suspect{") == 1, "a suspect only for a bad verdict:\n%s",
+	      text);
+	free(text);
+
+	/* a service restarted: its old cgroup dying beside the new one of the same path */
+	fixture_good();
+	put("summary", "id path state dirty kernel_dirty verdict\n"
+		       "10 /a online 10 10 ok\n"
+		       "77 /a dying 3 3 ok\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, NULL);
+	text = slurp(path);
+	CHECK(rc == 0 && strstr(text, "memcg_dirty_check_status{cgroup=\"/a\",verdict=\"ok\"} 1") &&
+	      strstr(text, "memcg_dirty_check_status{cgroup=\"/a@77\",verdict=\"ok\"} 1") &&
+	      strstr(text, "memcg_dirty_bytes{cgroup=\"/a@77\",source=\"ledger\"} 12288") &&
+	      lines_with(text, "memcg_dirty_bytes{cgroup=\"/a\",") == 3,
+	      "a dying cgroup is PATH@ID, no series twice (%d):\n%s", rc, text);
+	free(text);
+
+	/* the default: 50 cgroups */
+	fixture_good();
+	{
+		static char sum[8192];
+		size_t o = snprintf(sum, sizeof(sum), "id path state dirty kernel_dirty verdict\n");
+
+		for (i = 0; i < 60; i++)
+			o += snprintf(sum + o, sizeof(sum) - o, "%d /c%d online %d %d ok\n", 100 + i, i, i, i);
+		put("summary", sum);
+	}
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, NULL);
+	text = slurp(path);
+	CHECK(rc == 0 && lines_with(text, "memcg_dirty_check_status{") == 50 &&
+	      strstr(text, "memcg_dirty_cgroups_omitted 10") && !strstr(text, "cgroup=\"/c9\""),
+	      "50 cgroups by default, the dirtiest (%d): %s", rc, err);
+	CHECK(!md_prom_validate(text, e), "the capped textfile parses: %s", e);
+	free(text);
+
+	/* the audit's state */
+	fixture_good();
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, NULL);
+	text = slurp(path);
+	CHECK(rc == 0 && strstr(text, "memcg_dirty_audit_passes_total 3600\n") &&
+	      strstr(text, "memcg_dirty_audit_last_pass_seconds 0.002143\n") &&
+	      strstr(text, "memcg_dirty_audit_period_seconds 1.000000\n") &&
+	      strstr(text, "memcg_dirty_audit_bad_verdicts_total 2\n") &&
+	      strstr(text, "memcg_dirty_audit_warnings_total 2\n") &&
+	      strstr(text, "memcg_dirty_module_loaded 1\n"), "the audit's state, in seconds:\n%s", text);
+	free(text);
+	put("audit", "audit_ms 1000\naudits 3\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, NULL);
+	text = slurp(path);
+	CHECK(rc == 2 && strstr(err, "audit_warn") && strstr(text, "memcg_dirty_audit_passes_total 3600"),
+	      "an audit file without a key fails, the old textfile stays (%d): %s", rc, err);
+	free(text);
+
+	/* not loaded: a textfile that says so, and exit 2 */
+	setenv("MEMCG_DIRTY_DEBUGFS", "/nonexistent/memcg_dirty", 1);
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, NULL);
+	setenv("MEMCG_DIRTY_DEBUGFS", root, 1);
+	text = slurp(path);
+	CHECK(rc == 2 && !strcmp(text, "# HELP memcg_dirty_module_loaded 1 when memcg_dirty's files were read, 0 when the module is not loaded.\n"
+				       "# TYPE memcg_dirty_module_loaded gauge\nmemcg_dirty_module_loaded 0\n"),
+	      "not loaded: only memcg_dirty_module_loaded 0 (%d): %s\n%s", rc, err, text);
+	free(text);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", "--prometheus", path, NULL);
+	CHECK(rc == 2 && strstr(err, "no command"), "--prometheus with a command (%d): %s", rc, err);
+}
+
 static void test_lockdown(void)
 {
 	char mode[32];
@@ -344,6 +490,7 @@ int main(void)
 	test_views();
 	test_check();
 	test_prometheus();
+	test_prometheus_top();
 	test_lockdown();
 	test_not_loaded();
 	snprintf(out, sizeof(out), "rm -rf %s", root);
