@@ -161,39 +161,42 @@ static void prom_aggregates(struct md_emit *p, long page_size, const struct md_s
 static const struct {
 	const char *key, *name, *type, *help;
 	int usecs;
+	int optional;	/* a module older than the key has none: left out */
 } audit_keys[] = {
 	{ "audit_ms", "memcg_dirty_audit_period_seconds", "gauge",
-	  "The audit's period (audit_ms); 0: no audit.", 0 },
+	  "The audit's period (audit_ms); 0: no audit.", 0, 0 },
 	{ "audit_warn", "memcg_dirty_audit_warn_enabled", "gauge",
-	  "1 when a bad verdict of the audit also raises a WARN (audit_warn).", 0 },
+	  "1 when a bad verdict of the audit also raises a WARN (audit_warn).", 0, 0 },
 	{ "audit_watch", "memcg_dirty_audit_watch_enabled", "gauge",
-	  "1 when a bad verdict of the audit arms the watch (audit_watch).", 0 },
+	  "1 when a bad verdict of the audit arms the watch (audit_watch).", 0, 0 },
 	{ "audits", "memcg_dirty_audit_passes_total", "counter",
-	  "Passes of the audit over every memcg.", 0 },
+	  "Passes of the audit over every memcg.", 0, 0 },
 	{ "last_us", "memcg_dirty_audit_last_pass_seconds", "gauge",
-	  "How long the last pass took, its wait included.", 1 },
+	  "How long the last pass took, its wait included.", 1, 0 },
 	{ "last_wait_us", "memcg_dirty_audit_last_wait_seconds", "gauge",
-	  "How long the last pass waited for an RCU grace period (no CPU used).", 1 },
+	  "How long the last pass waited for an RCU grace period (no CPU used).", 1, 0 },
 	{ "last_memcgs", "memcg_dirty_audit_last_cgroups", "gauge",
-	  "Memcgs the last pass compared.", 0 },
+	  "Memcgs the last pass compared.", 0, 0 },
 	{ "differed", "memcg_dirty_audit_differed_total", "counter",
-	  "Comparisons that found kernel and ledger apart beyond the bound.", 0 },
+	  "Comparisons that found kernel and ledger apart beyond the bound.", 0, 0 },
 	{ "escalations", "memcg_dirty_audit_escalations_total", "counter",
-	  "Page scans and full verdicts, on a memcg's second strike.", 0 },
+	  "Page scans and full verdicts, on a memcg's second strike.", 0, 0 },
 	{ "bad_verdicts", "memcg_dirty_audit_bad_verdicts_total", "counter",
-	  "Full verdicts of the audit that were mismatch or underflow.", 0 },
+	  "Mismatches or underflows found by two escalations in a row, and said.", 0, 0 },
+	{ "unconfirmed", "memcg_dirty_audit_unconfirmed_total", "counter",
+	  "Mismatches or underflows found by one escalation, not by the next: not said.", 0, 1 },
 	{ "printed", "memcg_dirty_audit_lines_printed_total", "counter",
-	  "Console lines of bad verdicts, one per memcg and verdict.", 0 },
+	  "Console lines of bad verdicts, one per memcg and verdict.", 0, 0 },
 	{ "printed_audit", "memcg_dirty_audit_last_printed_pass", "gauge",
-	  "The number of the pass that printed the last console line (0: none).", 0 },
+	  "The number of the pass that printed the last console line (0: none).", 0, 0 },
 	{ "suppressed", "memcg_dirty_audit_lines_suppressed_total", "counter",
-	  "Console lines held back by the ratelimit, to be printed later.", 0 },
+	  "Console lines held back by the ratelimit, to be printed later.", 0, 0 },
 	{ "warned", "memcg_dirty_audit_warnings_total", "counter",
-	  "WARNs raised (audit_warn=1), one per memcg and verdict.", 0 },
+	  "WARNs raised (audit_warn=1), one per memcg and verdict.", 0, 0 },
 	{ "untrusted_printed", "memcg_dirty_audit_untrusted_printed", "gauge",
-	  "1 once the audit said that probes missed hits and it gives no verdict.", 0 },
+	  "1 once the audit said that probes missed hits and it gives no verdict.", 0, 0 },
 	{ "watches", "memcg_dirty_audit_watches_total", "counter",
-	  "Watches the audit armed on a memcg found bad.", 0 },
+	  "Watches the audit armed on a memcg found bad.", 0, 0 },
 };
 
 static int prom_audit(const struct md_src *src, struct md_emit *p)
@@ -209,6 +212,8 @@ static int prom_audit(const struct md_src *src, struct md_emit *p)
 	if (ret)
 		return -1;
 	for (i = 0; i < sizeof(audit_keys) / sizeof(*audit_keys); i++) {
+		if (audit_keys[i].optional && md_kv_num(&k, audit_keys[i].key, &v, err))
+			continue;
 		if (md_kv_num(&k, audit_keys[i].key, &v, err) || v < 0) {
 			md_err(src, "%s/audit: no count '%s'", src->root, audit_keys[i].key);
 			md_free_kvs(&k);
