@@ -21,15 +21,19 @@ MD_TESTS=$(md_list TEST_PROGS)
 tests=${*:-$MD_TESTS}
 timeout=$(sed -n 's/^timeout=//p' settings)
 pass=0 fail=0 skip=0 n=0
+# each test's output, nested once it ends: a file of this run's own
+out=$(mktemp "${TMPDIR:-/tmp}/md_test.XXXXXX") || { echo "run_all.sh: cannot make a temporary file"; exit 1; }
+trap 'rm -f "$out"' EXIT
+trap 'exit 130' INT TERM
 
 echo "TAP version 13"
 echo "1..$(echo $tests | wc -w)"
 for t in $tests; do
 	n=$((n + 1))
 	echo "# selftests: memcg_dirty: $t"
-	timeout "${timeout:-900}" sh "./$t" > /tmp/md_test.out 2>&1
+	timeout "${timeout:-900}" sh "./$t" > "$out" 2>&1
 	rc=$?
-	sed 's/^/# /' /tmp/md_test.out
+	sed 's/^/# /' "$out"
 	case $rc in
 	0) pass=$((pass + 1)); echo "ok $n selftests: memcg_dirty: $t" ;;
 	4) skip=$((skip + 1)); echo "ok $n selftests: memcg_dirty: $t # SKIP" ;;
