@@ -16,8 +16,10 @@
 #   make debug-kernel            just build that kernel (build/debug-kernel/)
 #   make check-bugs              real dirty-accounting bugs put back into Debian's
 #                                6.1 and 7.3: caught by the audit? (not part of check)
-#   make check-system            the packages in a full Debian guest, kernel
-#                                upgrade included (not part of check)
+#   make check-system [DIST=trixie]  the packages in a full Debian 12 guest
+#                                (Debian 13 with DIST=trixie), kernel upgrade
+#                                included (not part of check)
+#   make check-system-all        check-system on Debian 12, then on Debian 13
 #   make check-secureboot        that guest under Secure Boot: shim, grub, the
 #                                DKMS key enrolled as a MOK (not part of check)
 #   make kernels                 the kernel matrix, and newer Debian kernels
@@ -259,12 +261,20 @@ debug-kernel:
 	@selftests/vm/deps $(DEBUG_KERNEL_DEPS)
 	@scripts/debug-kernel
 
-# The operator's path in a full Debian 12 guest (scripts/check-system):
-# the packages installed with apt, DKMS, modprobe, a systemd scope's check,
-# the installed selftests, the textfile service, a kernel upgrade to 6.12
-# and a reboot into it, apt purge.  Not part of check (docs/testing.md).
+# The operator's path in a full Debian guest (scripts/check-system): the
+# packages installed with apt, DKMS, modprobe, a systemd scope's check, the
+# installed selftests, the textfile service, a kernel upgrade and a reboot
+# into it, apt purge.  DIST: bookworm (Debian 12, 6.1 then 6.12; the
+# default) or trixie (Debian 13, 6.12 then 7.3); the releases and their
+# kernels are in scripts/system-dist.  check-system-all runs both, one after
+# the other, and fails if either does.  Not part of check (docs/testing.md).
+DIST ?= bookworm
 check-system: deb
-	@scripts/check-system
+	@scripts/check-system --dist $(DIST)
+
+check-system-all: deb
+	@rc=0; for d in $$(scripts/system-dist); do \
+		echo "== check-system on $$d"; scripts/check-system --dist $$d || rc=1; done; exit $$rc
 
 # The guest of check-system booted by OVMF's Secure Boot firmware through
 # Debian's signed shim, grub and 6.1 kernel, the DKMS key enrolled as a MOK
@@ -352,4 +362,4 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 .PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long prom clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
 	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
-	check-secureboot
+	check-secureboot check-system check-system-all
