@@ -206,7 +206,7 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	if (++e->audit_strikes < MD_AUDIT_STRIKES)
 		return false;
 	e->audit_strikes = MD_AUDIT_STRIKES;
-	if (e->audit_printed && gap == e->audit_gap &&
+	if (!e->audit_pending && e->audit_printed && gap == e->audit_gap &&
 	    (!md_audit_warns() || e->audit_warned))
 		return false;	/* said already, and nothing moved */
 	e->audit_gap = gap;
