@@ -16,7 +16,7 @@
 #include <linux/nodemask.h>
 #include "check.h"
 #include "compat.h"
-#include "events.h"
+#include "anomaly.h"
 #include "faults.h"
 #include "ledger.h"
 #include "scan.h"

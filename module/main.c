@@ -14,7 +14,7 @@
 #include "compat.h"
 #include "control.h"
 #include "debugfs.h"
-#include "events.h"
+#include "anomaly.h"
 #include "faults.h"
 #include "inject.h"
 #include "ledger.h"

@@ -15,7 +15,7 @@
 #include <linux/seq_file.h>
 #include <linux/tracepoint.h>
 #include "compat.h"
-#include "events.h"
+#include "anomaly.h"
 #include "faults.h"
 #include "inject.h"
 #include "ledger.h"

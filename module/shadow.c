@@ -49,7 +49,7 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include "compat.h"
-#include "events.h"
+#include "anomaly.h"
 #include "shadow.h"
 
 static bool track;

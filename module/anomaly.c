@@ -14,7 +14,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include "compat.h"
-#include "events.h"
+#include "anomaly.h"
 
 #define MD_EVENTS_MAX	256
 

@@ -3,8 +3,8 @@
  * The anomaly log behind debugfs "events": what went wrong, when, where.
  * Below everything but compat: probe handlers and checks both log.
  */
-#ifndef MEMCG_DIRTY_EVENTS_H
-#define MEMCG_DIRTY_EVENTS_H
+#ifndef MEMCG_DIRTY_ANOMALY_H
+#define MEMCG_DIRTY_ANOMALY_H
 
 #include <linux/types.h>
 
@@ -28,4 +28,4 @@ void md_anomaly(enum md_anomaly_kind kind, u64 cgid, int nid, const char *probe,
 unsigned long md_anomaly_count(void);
 void md_events_show(struct seq_file *m);
 
-#endif /* MEMCG_DIRTY_EVENTS_H */
+#endif /* MEMCG_DIRTY_ANOMALY_H */
