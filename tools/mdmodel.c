@@ -498,7 +498,7 @@ int md_event_total(const struct md_kvs *k, size_t i, long long *v)
 }
 
 /*
- * The anomaly kinds, as md_anomaly_names[] in module/events.c names them.
+ * The anomaly kinds, as md_anomaly_names[] in module/anomaly.c names them.
  * This is the CLI's one copy: the events file lists only anomalies that
  * happened and no file of the module lists the kinds, yet the textfile
  * reports every kind, 0 when none is logged, so that a series exists
