@@ -353,6 +353,18 @@ md_has_event() {
 # nor memcg_dirty is loaded; SKIP if it is missing or will not unload.
 md_zoo_ready() {
 	zoo_ko=${MEMCG_DIRTY_ZOO:-$md_here/bin/md_zoo.ko}
+
+# md_zoo_gap_start FILE INDEX MS: the zoo's class 9, a dirtier asleep in
+# its gap on page INDEX of FILE for MS ms, in the background
+# ($md_gap_pid); true once the gap is open.  md_zoo_gap_open: it is.
+md_zoo_gap_open() {
+	[ "$(cat /sys/kernel/debug/md_zoo/gap_open)" = 1 ]
+}
+md_zoo_gap_start() {
+	echo "gap $1 $2 $3" > /sys/kernel/debug/md_zoo/trigger &
+	md_gap_pid=$!
+	md_poll 100 md_zoo_gap_open
+}
 	[ -r "$zoo_ko" ] ||
 		md_skip_all "no md_zoo.ko: it is built with the module in a clone (build/KVER/zoo/), never packaged"
 	[ ! -d /sys/module/md_zoo ] || rmmod md_zoo || md_skip_all "md_zoo is loaded and cannot be unloaded"

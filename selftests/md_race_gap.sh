@@ -42,16 +42,9 @@ if ! md_check "md_zoo loads" insmod "$zoo_ko"; then
 	md_finish
 fi
 
-gap_open() {
-	[ "$(cat "$Z/gap_open")" = 1 ]
-}
-
-# gap_start INDEX MS: the zoo's dirtier in its gap on page INDEX of g for
-# MS ms, in the background ($gap_pid); returns once the gap is open
+# gap_start INDEX MS: the zoo's dirtier in its gap on page INDEX of g
 gap_start() {
-	echo "gap $W/g $1 $2" > "$Z/trigger" &
-	gap_pid=$!
-	md_poll 100 gap_open
+	md_zoo_gap_start "$W/g" "$1" "$2"
 }
 
 # folios_n SIDE: how many folios the last scan listed (uncounted, uncleaned)
@@ -75,11 +68,11 @@ md_load track=1 || md_skip_all "cannot load memcg_dirty with track=1"
 md_check "md_gap's directory appears" md_wait_dir md_gap
 echo resync > "$MD/control"
 echo resync > "$MD/control"
-md_check "1: the gap was still open after the resyncs" gap_open
+md_check "1: the gap was still open after the resyncs" md_zoo_gap_open
 md_diag "in the gap: synced $(md_stat md_gap synced) ledger $(md_stat md_gap dirty) kernel $(md_stat md_gap kernel_dirty)"
 md_eq "1: in the gap the kernel has not counted the page" 0 "$(md_stat md_gap kernel_dirty)"
 md_eq "1: nor has the ledger" 0 "$(md_stat md_gap dirty)"
-wait "$gap_pid"
+wait "$md_gap_pid"
 md_check "1: md_gap syncs" md_wait_synced md_gap
 md_eq "1: gap closed: ledger and kernel 1" "1 1" "$(md_stat md_gap dirty) $(md_stat md_gap kernel_dirty)"
 md_eq "1: check ok, all three views 1" "ok 1 1 1" "$(views)"
@@ -87,21 +80,21 @@ md_eq "1: check ok, all three views 1" "ok 1 1 1" "$(views)"
 # --- 2: a scan of a synced memcg while a page is in its gap
 md_check "2: the dirtier is in its gap (page 1)" gap_start 1 6000
 echo scan > "$MD/control"
-md_check "2: the gap was still open after the scan" gap_open
+md_check "2: the gap was still open after the scan" md_zoo_gap_open
 md_diag "$(tr '\n' ' ' < "$MD/folios")"
 md_eq "2: in the gap, folios lists no page as dirty and never counted" 0 "$(folios_n uncounted)"
 md_eq "2: in the gap, check ok, all three views 1" "ok 1 1 1" "$(views)"
-wait "$gap_pid"
+wait "$md_gap_pid"
 md_eq "2: gap closed: check ok, all three views 2" "ok 2 2 2" "$(views)"
 
 # --- 3: a cleaning while the page is in its gap
 echo 20000 > /sys/module/memcg_dirty/parameters/uncounted_ms 2> /dev/null
 md_check "3: the dirtier is in its gap (page 2)" gap_start 2 8000
 md_check "3: the page is cleaned for writeback meanwhile" sh -c "echo 'clean_io $W/g 2' > $Z/trigger"
-md_check "3: the gap was still open after the cleaning" gap_open
+md_check "3: the gap was still open after the cleaning" md_zoo_gap_open
 s0=$(version_n shadow_suspects)
 md_eq "3: the shadow suspects the cleaning" 1 "$s0"
-wait "$gap_pid"
+wait "$md_gap_pid"
 echo scan > "$MD/control"
 md_eq "3: while the suspect waits, folios lists the page on neither side" "0 0" \
 	"$(folios_n uncounted) $(folios_n uncleaned)"

@@ -47,30 +47,24 @@ clean_io_dirty() {
 	return 1
 }
 
-gap_open() {
-	[ "$(cat "$Z/gap_open")" = 1 ]
-}
-
 views() {
 	awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"], v["ledger"], v["scan"] }' \
 		"$MD/cgroups/md_tag/check"
 }
 
 md_check "page 0 is dirtied, then cleaned for I/O, its dirty tag kept" clean_io_dirty
-echo "gap $W/t 0 6000" > "$Z/trigger" &
-gap_pid=$!
-md_check "its dirtier sets PG_dirty and sleeps in its gap" md_poll 100 gap_open
+md_check "its dirtier sets PG_dirty and sleeps in its gap" md_zoo_gap_start "$W/t" 0 6000
 md_load audit_ms=100 audit_warn=1 || md_skip_all "cannot load memcg_dirty with audit_ms=100 audit_warn=1"
 md_check "md_tag's directory appears" md_wait_dir md_tag
 md_eq "md_tag starts unsynced" 0 "$(md_stat md_tag synced)"
 echo resync > "$MD/control"
 echo resync > "$MD/control"
-md_check "the gap was still open after the resyncs" gap_open
+md_check "the gap was still open after the resyncs" md_zoo_gap_open
 md_diag "in the gap: synced $(md_stat md_tag synced) ledger $(md_stat md_tag dirty) kernel $(md_stat md_tag kernel_dirty) scan $(md_chk md_tag scan)"
 md_eq "in the gap the kernel counts no page" 0 "$(md_stat md_tag kernel_dirty)"
 md_eq "a resync does not sync md_tag while its scan (1) and kernel count (0) are apart" \
 	0 "$(md_stat md_tag synced)"
-wait "$gap_pid"
+wait "$md_gap_pid"
 md_check "md_tag syncs once the dirtier counted the page" md_wait_synced md_tag
 md_eq "ledger and kernel 1" "1 1" "$(md_stat md_tag dirty) $(md_stat md_tag kernel_dirty)"
 md_eq "check ok, all three views 1" "ok 1 1 1" "$(views)"
