@@ -333,6 +333,12 @@ md_chk() {
 	awk -v k="$2" '$1 == k { print $2 }' "$MD/cgroups/$1/check"
 }
 
+# md_views DIR: "verdict kernel ledger scan" from one reading of check.
+md_views() {
+	awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"], v["ledger"], v["scan"] }' \
+		"$MD/cgroups/$1/check"
+}
+
 # md_verdict DIR: "verdict suspect delta" from one reading of check.
 md_verdict() {
 	awk '{ v[$1] = $2 } END { print v["verdict"], v["suspect"], v["delta"] }' "$MD/cgroups/$1/check"

@@ -115,7 +115,7 @@ md_eq "that check: ok" ok "$(awk '$1 == "verdict" { print $2 }' "$T/check")"
 rm -rf "$T"
 
 md_eq "$P afterwards: ok 0 0 0" "ok 0 0 0" \
-	"$(awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"], v["ledger"], v["scan"] }' "$MD/cgroups/$P/check")"
+	"$(md_views "$P")"
 md_diag "$P: carried $(md_stat $P carried) kernel_carried $(md_stat $P kernel_carried)"
 md_check "no kernel warning, oops or KASAN report" md_dmesg_clean
 rm -rf "$W"

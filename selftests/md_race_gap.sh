@@ -57,11 +57,6 @@ version_n() {
 	awk -v k="$1" '$1 == k { print $2 }' "$MD/version"
 }
 
-views() {
-	awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"], v["ledger"], v["scan"] }' \
-		"$MD/cgroups/md_gap/check"
-}
-
 # --- 1: a resync while the page is in its gap
 md_check "1: the dirtier is in its gap (page 0)" gap_start 0 8000
 md_load track=1 || md_skip_all "cannot load memcg_dirty with track=1"
@@ -75,7 +70,7 @@ md_eq "1: nor has the ledger" 0 "$(md_stat md_gap dirty)"
 wait "$md_gap_pid"
 md_check "1: md_gap syncs" md_wait_synced md_gap
 md_eq "1: gap closed: ledger and kernel 1" "1 1" "$(md_stat md_gap dirty) $(md_stat md_gap kernel_dirty)"
-md_eq "1: check ok, all three views 1" "ok 1 1 1" "$(views)"
+md_eq "1: check ok, all three views 1" "ok 1 1 1" "$(md_views md_gap)"
 
 # --- 2: a scan of a synced memcg while a page is in its gap
 md_check "2: the dirtier is in its gap (page 1)" gap_start 1 6000
@@ -83,9 +78,9 @@ echo scan > "$MD/control"
 md_check "2: the gap was still open after the scan" md_zoo_gap_open
 md_diag "$(tr '\n' ' ' < "$MD/folios")"
 md_eq "2: in the gap, folios lists no page as dirty and never counted" 0 "$(folios_n uncounted)"
-md_eq "2: in the gap, check ok, all three views 1" "ok 1 1 1" "$(views)"
+md_eq "2: in the gap, check ok, all three views 1" "ok 1 1 1" "$(md_views md_gap)"
 wait "$md_gap_pid"
-md_eq "2: gap closed: check ok, all three views 2" "ok 2 2 2" "$(views)"
+md_eq "2: gap closed: check ok, all three views 2" "ok 2 2 2" "$(md_views md_gap)"
 
 # --- 3: a cleaning while the page is in its gap
 echo 20000 > /sys/module/memcg_dirty/parameters/uncounted_ms 2> /dev/null
@@ -109,7 +104,7 @@ md_eq "3: no line on the console" 0 \
 echo scan > "$MD/control"
 md_diag "$(tr '\n' ' ' < "$MD/folios")"
 md_eq "3: folios lists no page on either side" "0 0" "$(folios_n uncounted) $(folios_n uncleaned)"
-md_eq "3: check ok, all three views 2" "ok 2 2 2" "$(views)"
+md_eq "3: check ok, all three views 2" "ok 2 2 2" "$(md_views md_gap)"
 echo 10000 > /sys/module/memcg_dirty/parameters/uncounted_ms 2> /dev/null
 
 # --- 4: a page dirty and never counted is still said, once it stayed so

@@ -47,11 +47,6 @@ clean_io_dirty() {
 	return 1
 }
 
-views() {
-	awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"], v["ledger"], v["scan"] }' \
-		"$MD/cgroups/md_tag/check"
-}
-
 if ! clean_io_dirty; then
 	# seen on 6.12-rt: the zoo found page 0 clean after every write
 	md_release_writeback
@@ -75,7 +70,7 @@ md_eq "a resync does not sync md_tag while its scan (1) and kernel count (0) are
 wait "$md_gap_pid"
 md_check "md_tag syncs once the dirtier counted the page" md_wait_synced md_tag
 md_eq "ledger and kernel 1" "1 1" "$(md_stat md_tag dirty) $(md_stat md_tag kernel_dirty)"
-md_eq "check ok, all three views 1" "ok 1 1 1" "$(views)"
+md_eq "check ok, all three views 1" "ok 1 1 1" "$(md_views md_tag)"
 sleep 1		# ten audits
 md_check "the audit ran" test "$(md_audit audits)" -ge 3
 md_eq "the audit found no bad verdict" 0 "$(md_audit bad_verdicts)"

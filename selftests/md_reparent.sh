@@ -99,7 +99,7 @@ md_eq "$P's unit after sync: 0 0 0" "0 0 0" \
 echo 3 > /proc/sys/vm/drop_caches
 if md_poll 100 md_unlisted "$cid"; then
 	md_eq "c freed: $P's unit still ok, 0 0 0" "ok 0 0 0" \
-		"$(awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"], v["ledger"], v["scan"] }' "$MD/cgroups/$P/check")"
+		"$(md_views "$P")"
 	md_diag "$P: carried $(md_stat $P carried) kernel_carried $(md_stat $P kernel_carried)"
 else
 	md_diag "c@$cid not freed within 10 s: the carry is not exercised"
