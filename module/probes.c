@@ -7,7 +7,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/migrate.h>
 #include <linux/moduleparam.h>
@@ -19,6 +18,7 @@
 #include "faults.h"
 #include "inject.h"
 #include "ledger.h"
+#include "notes.h"
 #include "shadow.h"
 #include "points.h"
 #include "probes.h"
@@ -129,229 +129,6 @@ static void md_shadow_cleaned(struct folio *folio, struct mem_cgroup *memcg,
 	if (e && READ_ONCE(e->synced))
 		md_shadow_suspect(folio, folio_mapping(folio), e->cgid, probe);
 	rcu_read_unlock();
-}
-
-/* --- the state change under way, for the watch --------------------------- */
-
-/*
- * While the watch is armed, each probe that sees a folio's dirty state
- * begin to change notes which task makes the change, for which memcg and
- * how many pages.  Every such probe runs before the kernel moves the
- * counter (at an accounting function's entry, or the tracepoint before its
- * increment), so the watch's handler, trapping on the counter's write,
- * pairs the change with the note of the task that made it.
- *
- * A task makes one change at a time, and may sleep (folio_mkclean()) or be
- * preempted (PREEMPT_RT, preempt=full) and wake on another CPU before its
- * counter write: so the notes are kept by task, not by CPU, one note per
- * task, in a table hashed by the task; a task's new note replaces its
- * last.  The return handlers retire the note their entry made; a note
- * made before the current arming is ignored (md_note_floor), and so is
- * one of an exited task whose task_struct was reused (pid and start time).
- * A full bucket loses its oldest note, a short-lived one (dirtied,
- * cancelled: no sleep before their write) first: its task's change then
- * goes unpaired, never paired with another change's note.  Writers take
- * their bucket's raw lock with interrupts off; the watch's handler reads
- * without it (a debug exception, like an NMI): each note is published by
- * a sequence count, a torn read is no pairing.
- */
-#define MD_NOTE_BITS	6		/* buckets */
-#define MD_NOTE_WAYS	8		/* notes per bucket */
-
-static struct md_note_bucket {
-	raw_spinlock_t lock;
-	struct md_change_note note[MD_NOTE_WAYS];
-} md_notes[1 << MD_NOTE_BITS] = {
-	[0 ... (1 << MD_NOTE_BITS) - 1] = {
-		.lock = __RAW_SPIN_LOCK_UNLOCKED(md_notes.lock),
-	},
-};
-
-static atomic64_t md_note_order;	/* the last note's order */
-static u64 md_note_floor;		/* notes up to it predate the arming */
-static bool md_pairing;
-static nodemask_t md_pair_nodes;	/* the watch's nodes, set before md_pairing */
-
-/* Pair for the watch of @nodes from now on; NULL: no more. */
-void md_probes_pair(const nodemask_t *nodes)
-{
-	if (!nodes) {
-		WRITE_ONCE(md_pairing, false);
-		return;
-	}
-	md_pair_nodes = *nodes;
-	WRITE_ONCE(md_note_floor, atomic64_read(&md_note_order));
-	/* the nodes before pairing: md_reparent_entry() */
-	smp_store_release(&md_pairing, true);
-}
-
-static struct md_note_bucket *md_note_bucket(struct task_struct *task)
-{
-	return &md_notes[hash_ptr(task, MD_NOTE_BITS)];
-}
-
-/* Which note of a full bucket to give up: the lower, the sooner. */
-static u64 md_note_keep(const struct md_change_note *n)
-{
-	if (!n->live)
-		return 0;
-	if (n->point == MD_P_DIRTIED || n->point == MD_P_CANCELLED)
-		return n->order;
-	return n->order + (1ULL << 62);
-}
-
-/*
- * @n's fields, published by its sequence count; bucket locked, irqs off.
- * @held: a reparenting's, else NULL.
- */
-static void md_note_fill(struct md_change_note *n, struct task_struct *task, u64 order,
-			 enum md_point point, struct mem_cgroup *memcg,
-			 struct mem_cgroup *memcg2, long pages,
-			 const struct md_note_held *held)
-{
-	WRITE_ONCE(n->seq, n->seq + 1);
-	smp_wmb();		/* odd before the fields */
-	n->task = task;
-	n->pid = task->pid;
-	n->start_time = task->start_time;
-	n->order = order;
-	n->live = true;
-	n->point = point;
-	n->cgid = memcg ? cgroup_id(memcg->css.cgroup) : 0;
-	n->cgid2 = memcg2 ? cgroup_id(memcg2->css.cgroup) : 0;
-	n->pages = pages;
-	if (held)
-		n->held = *held;
-	else
-		n->held.nr = 0;
-	smp_wmb();		/* the fields before even */
-	WRITE_ONCE(n->seq, n->seq + 1);
-}
-
-/* Note the change current begins; returns its order, for md_note_retire(). */
-static u64 md_note_write(enum md_point point, struct mem_cgroup *memcg,
-			 struct mem_cgroup *memcg2, long pages,
-			 const struct md_note_held *held)
-{
-	struct md_note_bucket *b = md_note_bucket(current);
-	struct md_change_note *n, *use = NULL;
-	unsigned long flags;
-	u64 order;
-
-	raw_spin_lock_irqsave(&b->lock, flags);
-	order = atomic64_inc_return(&md_note_order);
-	for (n = b->note; n < b->note + MD_NOTE_WAYS; n++) {
-		if (n->task == current) {
-			use = n;
-			break;
-		}
-		if (!use || md_note_keep(n) < md_note_keep(use))
-			use = n;
-	}
-	md_note_fill(use, current, order, point, memcg, memcg2, pages, held);
-	raw_spin_unlock_irqrestore(&b->lock, flags);
-	return order;
-}
-
-/*
- * The change whose note was @order is done (its return handler runs): the
- * note pairs no later write.  0: no note was made.
- */
-static void md_note_retire(u64 order)
-{
-	struct md_note_bucket *b;
-	struct md_change_note *n;
-	unsigned long flags;
-
-	if (!order)
-		return;
-	b = md_note_bucket(current);
-	raw_spin_lock_irqsave(&b->lock, flags);
-	for (n = b->note; n < b->note + MD_NOTE_WAYS; n++) {
-		if (n->task != current || n->order != order)
-			continue;
-		WRITE_ONCE(n->seq, n->seq + 1);
-		smp_wmb();	/* odd before the field */
-		n->live = false;
-		smp_wmb();	/* the field before even */
-		WRITE_ONCE(n->seq, n->seq + 1);
-		break;
-	}
-	raw_spin_unlock_irqrestore(&b->lock, flags);
-}
-
-/*
- * The watch unarmed costs a probe one load and a branch: what a note needs
- * is read from the folio (flags are volatile reads, which the compiler
- * cannot sink into the branch) only once that is taken.  Both return the
- * note's order (0: none made).
- */
-static __always_inline u64 md_note_change(enum md_point point, struct mem_cgroup *memcg,
-					  struct mem_cgroup *memcg2, long pages)
-{
-	if (unlikely(READ_ONCE(md_pairing)))
-		return md_note_write(point, memcg, memcg2, pages, NULL);
-	return 0;
-}
-
-static __always_inline void md_note_folio(enum md_point point, struct folio *folio)
-{
-	if (unlikely(READ_ONCE(md_pairing)))
-		md_note_write(point, folio_memcg(folio), NULL, folio_nr_pages(folio), NULL);
-}
-
-/* @n, into @note, if it is @task's live note of this arming, read whole. */
-static bool md_note_read(const struct md_change_note *n, struct task_struct *task,
-			 struct md_change_note *note)
-{
-	unsigned int seq = READ_ONCE(n->seq);
-
-	if (seq & 1 || READ_ONCE(n->task) != task)
-		return false;
-	smp_rmb();		/* the sequence before the fields: md_note_fill() */
-	*note = *n;
-	smp_rmb();		/* the fields before the sequence again */
-	return READ_ONCE(n->seq) == seq && note->task == task && note->live &&
-	       note->pid == task->pid && note->start_time == task->start_time &&
-	       note->order > READ_ONCE(md_note_floor);
-}
-
-/*
- * The state change @task began under a probe and has not finished, if its
- * note is there.  Any context, the watch's debug exception included.
- */
-bool md_probes_change_of(struct task_struct *task, struct md_change_note *note)
-{
-	struct md_note_bucket *b = md_note_bucket(task);
-	const struct md_change_note *n;
-
-	for (n = b->note; n < b->note + MD_NOTE_WAYS; n++)
-		if (md_note_read(n, task, note))
-			return true;
-	return false;
-}
-
-/*
- * Of a reparenting's @note, read by the note's own task (the watch's
- * handler, trapping on the parent's counter): in *@held what the child's
- * counter held on @nid at the call's entry, in *@now what it holds now.
- * False if @note is no reparenting's, or kept nothing of @nid.
- */
-bool md_probes_reparent_held(const struct md_change_note *note, int nid, long *held,
-			     long *now)
-{
-	unsigned int i;
-
-	if (note->point != MD_P_REPARENT)
-		return false;
-	for (i = 0; i < min_t(unsigned int, note->held.nr, MD_NOTE_NODES); i++) {
-		if (note->held.nid[i] != nid)
-			continue;
-		*held = note->held.pages[i];
-		*now = md_kernel_dirty_node(note->held.child, nid);
-		return true;
-	}
-	return false;
 }
 
 /* --- became dirty ------------------------------------------------------ */
@@ -679,23 +456,12 @@ struct md_reparent_data {
 static int md_reparent_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_reparent_data *d = (void *)ri->data;
-	struct md_note_held held = { .child = md_arg(regs, 0) };
-	int nid;
 
 	d->note = 0;
 	if ((int)(long)md_arg(regs, 2) != NR_FILE_DIRTY)
 		return 0;
 	md_hit(MD_P_REPARENT);
-	/* the nodes after pairing: md_probes_pair() */
-	if (likely(!smp_load_acquire(&md_pairing)))
-		return 0;
-	for_each_node_mask(nid, md_pair_nodes) {
-		if (held.nr == MD_NOTE_NODES)
-			break;
-		held.nid[held.nr] = nid;
-		held.pages[held.nr++] = md_kernel_dirty_node(held.child, nid);
-	}
-	d->note = md_note_write(MD_P_REPARENT, held.child, md_arg(regs, 1), 0, &held);
+	d->note = md_note_reparent(md_arg(regs, 0), md_arg(regs, 1));
 	return 0;
 }
 

@@ -17,11 +17,11 @@
  * ends before any such frame (the unwinder lost its way), "unknown"; a
  * dead cgroup's count given to its parent, "reparented".  An accounted
  * change is also held against the state change the probes saw its task
- * begin (probes.c, md_probes_change_of()): a change by another number of
+ * begin (notes.c, md_probes_change_of()): a change by another number of
  * pages than the folio has, or of another memcg's counter than the folio's,
  * is "mismatched", the shape of the 4.3 migration bug.  So is a reparented
  * change of the watched memcg's counter by other than what the child gave
- * up on that node: the reparenting's note (probes.c) says what the child's
+ * up on that node: the reparenting's note (notes.c) says what the child's
  * counter held at the call's entry, and the handler reads what it holds
  * when the parent's moves (md_probes_reparent_held()), while the child is
  * sure to be alive.  Outside and mismatched changes are said on the
@@ -68,7 +68,7 @@
 #include <linux/workqueue.h>
 #include "compat.h"
 #include "faults.h"
-#include "probes.h"
+#include "notes.h"
 #include "watch.h"
 
 #define MD_WATCH_NODES		4	/* debug registers per CPU (x86) */

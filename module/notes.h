@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The state change under way, for the watch: the probe handlers note each
+ * dirty-state change as it begins (the write side, inline below so that an
+ * unarmed watch costs a handler one load and a branch), the watch's handler
+ * reads the note of the task whose counter write it trapped.
+ */
+#ifndef MEMCG_DIRTY_NOTES_H
+#define MEMCG_DIRTY_NOTES_H
+
+#include <linux/compiler.h>
+#include <linux/memcontrol.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/types.h>
+#include "points.h"
+
+struct task_struct;
+
+#define MD_NOTE_NODES	4	/* nodes a reparenting's note keeps: the watch's */
+
+/*
+ * A reparenting's note (MD_P_REPARENT) also keeps the child whose counts
+ * go to its parent and, for each node the watch watches, what the child's
+ * counter held at the call's entry: the watch's handler tells from it
+ * whether the child gave up what its parent was given.  @child is alive
+ * while the note is live, and only the note's own task may read it.
+ */
+struct md_note_held {
+	struct mem_cgroup *child;
+	unsigned int nr;
+	int nid[MD_NOTE_NODES];
+	long pages[MD_NOTE_NODES];
+};
+
+/*
+ * A dirty-state change a probe saw begin, noted for the watch while it is
+ * armed (md_probes_pair()): the task making it (its pid and start time
+ * tell a reused task_struct), the memcg the folio is charged to (and a v1
+ * charge move's destination, else 0), its pages; of a reparenting, the
+ * child and its parent, and what the child held.  Notes are ordered by
+ * @order, global; a retired one (!@live) is of a change done.
+ */
+struct md_change_note {
+	unsigned int seq;		/* odd while written */
+	bool live;
+	struct task_struct *task;
+	pid_t pid;
+	u64 start_time;
+	u64 order;
+	enum md_point point;
+	u64 cgid, cgid2;
+	long pages;
+	struct md_note_held held;	/* a reparenting's, else nr 0 */
+};
+
+/* The watch's side. */
+void md_probes_pair(const nodemask_t *nodes);
+bool md_probes_change_of(struct task_struct *task, struct md_change_note *note);
+bool md_probes_reparent_held(const struct md_change_note *note, int nid, long *held,
+			     long *now);
+
+/* The handlers' side: called from the probe handlers only. */
+extern bool md_pairing;		/* the watch is armed: notes are wanted */
+
+u64 md_note_write(enum md_point point, struct mem_cgroup *memcg,
+		  struct mem_cgroup *memcg2, long pages,
+		  const struct md_note_held *held);
+void __md_note_retire(u64 order);
+u64 __md_note_reparent(struct mem_cgroup *child, struct mem_cgroup *parent);
+
+/*
+ * The watch unarmed costs a probe one load and a branch: what a note needs
+ * is read from the folio (flags are volatile reads, which the compiler
+ * cannot sink into the branch) only once that is taken.  Both return the
+ * note's order (0: none made).
+ */
+static __always_inline u64 md_note_change(enum md_point point, struct mem_cgroup *memcg,
+					  struct mem_cgroup *memcg2, long pages)
+{
+	if (unlikely(READ_ONCE(md_pairing)))
+		return md_note_write(point, memcg, memcg2, pages, NULL);
+	return 0;
+}
+
+static __always_inline void md_note_folio(enum md_point point, struct folio *folio)
+{
+	if (unlikely(READ_ONCE(md_pairing)))
+		md_note_write(point, folio_memcg(folio), NULL, folio_nr_pages(folio), NULL);
+}
+
+/*
+ * The change whose note was @order is done (its return handler runs): the
+ * note pairs no later write.  0: no note was made.
+ */
+static inline void md_note_retire(u64 order)
+{
+	if (order)
+		__md_note_retire(order);
+}
+
+/*
+ * Note @child's counts going to @parent, with what the child's counter
+ * holds on the watch's nodes; its order (0: none made).
+ */
+static inline u64 md_note_reparent(struct mem_cgroup *child, struct mem_cgroup *parent)
+{
+	/* the nodes after pairing: md_probes_pair() */
+	if (likely(!smp_load_acquire(&md_pairing)))
+		return 0;
+	return __md_note_reparent(child, parent);
+}
+
+#endif /* MEMCG_DIRTY_NOTES_H */
