@@ -33,11 +33,11 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include "attach.h"
 #include "audit.h"
 #include "check.h"
 #include "compat.h"
 #include "ledger.h"
-#include "probes.h"
 #include "watch.h"
 
 #define MD_AUDIT_MIN_MS		100

@@ -20,6 +20,7 @@
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
 #include <linux/workqueue.h>
+#include "attach.h"
 #include "audit.h"
 #include "check.h"
 #include "compat.h"
@@ -29,7 +30,6 @@
 #include "faults.h"
 #include "inject.h"
 #include "ledger.h"
-#include "probes.h"
 #include "scan.h"
 #include "shadow.h"
 #include "watch.h"

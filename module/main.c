@@ -10,6 +10,7 @@
 
 #include <linux/init.h>
 #include <linux/module.h>
+#include "attach.h"
 #include "audit.h"
 #include "compat.h"
 #include "control.h"
@@ -18,7 +19,6 @@
 #include "faults.h"
 #include "inject.h"
 #include "ledger.h"
-#include "probes.h"
 #include "scan.h"
 #include "shadow.h"
 #include "watch.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The probe points by name: one table, read by probes.c (which attaches
- * them) and inject.c (whose commands name them).
+ * The probe points by name: one table, read by probes.c (their handlers),
+ * attach.c (which attaches them) and inject.c (whose commands name them).
  */
 #ifndef MEMCG_DIRTY_POINTS_H
 #define MEMCG_DIRTY_POINTS_H

@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Probe points on the kernel's dirty accounting.  Each point lists its
- * candidate attachments in order of preference; the first whose symbol the
- * running kernel has is used, and the probes file says which.  Handlers run
- * in atomic context: no sleeping, no allocation, per-CPU counters only.
+ * The probe handlers on the kernel's dirty accounting, and each point's
+ * candidate attachments in order of preference (attach.c uses the first
+ * whose symbol the running kernel has).  Handlers run in atomic context:
+ * no sleeping, no allocation, per-CPU counters only.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/kprobes.h>
 #include <linux/migrate.h>
-#include <linux/moduleparam.h>
 #include <linux/ptrace.h>
-#include <linux/seq_file.h>
-#include <linux/tracepoint.h>
 #include "compat.h"
 #include "anomaly.h"
 #include "faults.h"
@@ -24,10 +19,6 @@
 #include "probes.h"
 
 static DEFINE_PER_CPU(unsigned long, md_hits[MD_NR_POINTS]);
-
-static char *fail_probe;
-module_param(fail_probe, charp, 0400);
-MODULE_PARM_DESC(fail_probe, "selftest aid: act as if this probe point's symbols were absent");
 
 static inline void md_hit(enum md_point p)
 {
@@ -473,29 +464,7 @@ static int md_reparent_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-/* --- the table ----------------------------------------------------------- */
-
-enum md_kind { MD_KPROBE, MD_KRETPROBE, MD_TRACEPOINT };
-static const char * const md_kind_names[] = { "kprobe", "kretprobe", "tracepoint" };
-
-struct md_variant {
-	const char *symbol;
-	enum md_kind kind;
-	kprobe_pre_handler_t pre;
-	kretprobe_handler_t entry, ret;
-	size_t data_size;
-	void *tp_probe;
-};
-
-struct md_probe {
-	bool required;
-	const struct md_variant *variants;	/* terminated by a NULL symbol */
-	/* state */
-	const struct md_variant *used;		/* NULL: not attached */
-	int err;
-	struct kretprobe krp;			/* .kp alone for kprobes */
-	struct tracepoint *tp;
-};
+/* --- each point's candidates ------------------------------------------- */
 
 #define MD_KP(sym, fn)		{ .symbol = sym, .kind = MD_KPROBE, .pre = fn }
 #define MD_KRP(sym, e, r, t)	{ .symbol = sym, .kind = MD_KRETPROBE, .entry = e, \
@@ -529,7 +498,7 @@ static const struct md_variant md_v_migrated[] = {
 };
 
 static const struct md_variant md_v_moved[] = {
-	/* cgroup v1 charge moving: absent without v1 (see md_probe_status()) */
+	/* cgroup v1 charge moving: absent without v1 ("absent:no_cgroup_v1") */
 	MD_KRP("mem_cgroup_move_account", md_move_entry, md_move_ret,
 	       struct md_move_data),
 	{ }
@@ -557,7 +526,7 @@ static const struct md_variant md_v_reparent[] = {
 	{ }
 };
 
-static struct md_probe md_probes[MD_NR_POINTS] = {
+const struct md_candidates md_candidates[MD_NR_POINTS] = {
 	[MD_P_DIRTIED]	  = { true, md_v_dirtied },
 	[MD_P_CLEANED_IO] = { true, md_v_cleaned_io },
 	[MD_P_CANCELLED]  = { true, md_v_cancelled },
@@ -573,248 +542,13 @@ static struct md_probe md_probes[MD_NR_POINTS] = {
 	[MD_P_REPARENT]	  = { false, md_v_reparent },
 };
 
-struct md_tp_lookup {
-	const char *name;
-	struct tracepoint *tp;
-};
-
-static void md_tp_match(struct tracepoint *tp, void *priv)
+/* A point's hits, over every CPU. */
+unsigned long md_probes_hits(enum md_point p)
 {
-	struct md_tp_lookup *l = priv;
+	unsigned long hits = 0;
+	int cpu;
 
-	if (!strcmp(tp->name, l->name))
-		l->tp = tp;
-}
-
-static const char *md_probe_point(struct md_probe *p)
-{
-	return md_point_name(p - md_probes);
-}
-
-static int md_attach(struct md_probe *p, const struct md_variant *v)
-{
-	struct md_tp_lookup l = { .name = v->symbol };
-	int ret;
-
-	memset(&p->krp, 0, sizeof(p->krp));
-	switch (v->kind) {
-	case MD_TRACEPOINT:
-		for_each_kernel_tracepoint(md_tp_match, &l);
-		if (!l.tp)
-			return -ENOENT;
-		ret = tracepoint_probe_register(l.tp, v->tp_probe, NULL);
-		if (!ret)
-			p->tp = l.tp;
-		return ret;
-	case MD_KPROBE:
-		p->krp.kp.symbol_name = v->symbol;
-		p->krp.kp.pre_handler = v->pre;
-		return register_kprobe(&p->krp.kp);
-	case MD_KRETPROBE:
-		p->krp.kp.symbol_name = v->symbol;
-		p->krp.entry_handler = v->entry;
-		p->krp.handler = v->ret;
-		p->krp.data_size = v->data_size;
-		/* these may sleep (folio_mkclean): room for many in flight */
-		p->krp.maxactive = max_t(int, 64, 16 * num_possible_cpus());
-		return register_kretprobe(&p->krp);
-	}
-	return -EINVAL;
-}
-
-static void md_detach(struct md_probe *p)
-{
-	const struct md_variant *v = p->used;
-
-	if (!v)
-		return;
-	switch (v->kind) {
-	case MD_TRACEPOINT:
-		tracepoint_probe_unregister(p->tp, v->tp_probe, NULL);
-		break;
-	case MD_KPROBE:
-		unregister_kprobe(&p->krp.kp);
-		break;
-	case MD_KRETPROBE:
-		unregister_kretprobe(&p->krp);
-		break;
-	}
-	p->used = NULL;
-}
-
-/*
- * Only where the kernel reparents does the release call for a carry, and
- * is there a reparenting to follow.
- */
-static bool md_probe_wanted(struct md_probe *p)
-{
-	return (p != &md_probes[MD_P_RELEASE] && p != &md_probes[MD_P_REPARENT]) ||
-	       MD_KERNEL_REPARENTS;
-}
-
-/* The first candidate that attaches; 0, or the error of a required point. */
-static int md_probe_register(struct md_probe *p)
-{
-	const struct md_variant *v;
-
-	p->err = -ENOENT;
-	for (v = p->variants; v->symbol; v++) {
-		if (fail_probe && !strcmp(fail_probe, md_probe_point(p)))
-			continue;
-		p->err = md_attach(p, v);
-		if (p->err != -ENOENT)
-			break;
-	}
-	if (!p->err) {
-		p->used = v;
-		return 0;
-	}
-	if (p->required) {
-		pr_err("required probe point %s could not attach (%s): %d\n",
-		       md_probe_point(p), v->symbol ?: p->variants[0].symbol, p->err);
-		return p->err;
-	}
-	pr_info("optional probe point %s not attached: %d\n", md_probe_point(p), p->err);
-	return 0;
-}
-
-/*
- * memcg_free first, before anything can make an entry: an entry of a
- * memcg freed unheard of would stay hashed, for a new memcg at the same
- * address to inherit.
- */
-int md_probes_register_free(void)
-{
-	return md_probe_register(&md_probes[MD_P_FREE]);
-}
-
-int md_probes_register_events(void)
-{
-	struct md_probe *p;
-	int ret;
-
-	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++) {
-		if (p == &md_probes[MD_P_FREE] || !md_probe_wanted(p))
-			continue;
-		ret = md_probe_register(p);
-		if (ret) {
-			md_probes_unregister_events();
-			return ret;
-		}
-	}
-	if (md_probes_blind())
-		pr_warn("cgroup v1 charge moving cannot be followed (moved not attached): every verdict is untrusted\n");
-	return 0;
-}
-
-/*
- * Everything but memcg_free: that one must outlive every user of ledger
- * entries (readers, fault-injection undo), since it is what tells them a
- * memcg is gone.
- */
-void md_probes_unregister_events(void)
-{
-	struct md_probe *p;
-
-	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++)
-		if (p != &md_probes[MD_P_FREE])
-			md_detach(p);
-	tracepoint_synchronize_unregister();
-}
-
-void md_probes_unregister(void)
-{
-	md_probes_unregister_events();
-	md_detach(&md_probes[MD_P_FREE]);
-}
-
-static unsigned long md_probe_missed(struct md_probe *p)
-{
-	unsigned long missed = md_inject_missed(p - md_probes);
-
-	if (!p->used || p->used->kind == MD_TRACEPOINT)
-		return missed;
-	return missed + p->krp.kp.nmissed + p->krp.nmissed;
-}
-
-/* New misses since the last look become probe_missed anomalies. */
-void md_probes_log_missed(void)
-{
-	static unsigned long logged[MD_NR_POINTS];
-	static DEFINE_SPINLOCK(lock);
-	unsigned long missed;
-	int i;
-
-	spin_lock(&lock);
-	for (i = 0; i < MD_NR_POINTS; i++) {
-		missed = md_probe_missed(&md_probes[i]);
-		if (missed == logged[i])
-			continue;
-		logged[i] = missed;
-		md_anomaly(MD_A_PROBE_MISSED, 0, -1, md_point_name(i), 0, 0, 0, 0, missed);
-	}
-	spin_unlock(&lock);
-}
-
-/*
- * On a cgroup v1 hierarchy of a kernel that can move charges, pages change
- * memcg unseen without the moved probe.
- */
-bool md_probes_blind(void)
-{
-	return MD_KERNEL_HAS_MEMCG_V1 && md_cgroup_v1() && !md_probes[MD_P_MOVED].used;
-}
-
-/* No verdict can be trusted: hits were missed, or changes go unseen. */
-bool md_probes_untrusted(void)
-{
-	return md_probes_missed() || md_probes_blind();
-}
-
-unsigned long md_probes_missed(void)
-{
-	unsigned long missed = 0;
-	int i;
-
-	for (i = 0; i < MD_NR_POINTS; i++)
-		missed += md_probe_missed(&md_probes[i]);
-	return missed;
-}
-
-/*
- * "attached", or why not: "absent" when no candidate symbol exists (with
- * the reason where it is known), else the registration's error.
- */
-static void md_probe_status(struct seq_file *m, struct md_probe *p)
-{
-	if (p->used)
-		seq_puts(m, "attached");
-	else if (!md_probe_wanted(p))
-		seq_puts(m, "unused:no_reparenting");
-	else if (p->err != -ENOENT)
-		seq_printf(m, "error:%d", p->err);
-	else if (p == &md_probes[MD_P_MOVED] && !MD_KERNEL_HAS_MEMCG_V1)
-		seq_puts(m, "absent:no_cgroup_v1");
-	else
-		seq_puts(m, "absent");
-}
-
-void md_probes_show(struct seq_file *m)
-{
-	const struct md_variant *v;
-	unsigned long hits;
-	struct md_probe *p;
-	int i, cpu;
-
-	seq_puts(m, "point symbol type status hits missed\n");
-	for (i = 0; i < MD_NR_POINTS; i++) {
-		p = &md_probes[i];
-		v = p->used ?: p->variants;
-		hits = 0;
-		for_each_possible_cpu(cpu)
-			hits += per_cpu(md_hits[i], cpu);
-		seq_printf(m, "%s %s %s ", md_point_name(i), v->symbol, md_kind_names[v->kind]);
-		md_probe_status(m, p);
-		seq_printf(m, " %lu %lu\n", hits, md_probe_missed(p));
-	}
+	for_each_possible_cpu(cpu)
+		hits += per_cpu(md_hits[p], cpu);
+	return hits;
 }

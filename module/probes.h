@@ -1,21 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The probe points on the kernel's dirty accounting: attach, detach, show. */
+/*
+ * The probe handlers on the kernel's dirty accounting: each point's
+ * candidate attachments, for attach.c, and the points' hits.
+ */
 #ifndef MEMCG_DIRTY_PROBES_H
 #define MEMCG_DIRTY_PROBES_H
 
+#include <linux/kprobes.h>
 #include <linux/types.h>
 #include "points.h"
 
-struct seq_file;
+enum md_kind { MD_KPROBE, MD_KRETPROBE, MD_TRACEPOINT };
 
-int md_probes_register_free(void);
-int md_probes_register_events(void);
-void md_probes_unregister_events(void);
-void md_probes_unregister(void);
-void md_probes_show(struct seq_file *m);
-unsigned long md_probes_missed(void);
-void md_probes_log_missed(void);
-bool md_probes_blind(void);
-bool md_probes_untrusted(void);
+/* One way to attach a point: a kernel symbol, or a tracepoint by name. */
+struct md_variant {
+	const char *symbol;
+	enum md_kind kind;
+	kprobe_pre_handler_t pre;
+	kretprobe_handler_t entry, ret;
+	size_t data_size;
+	void *tp_probe;
+};
+
+/* A point's candidates in order of preference, and whether it may be missing. */
+struct md_candidates {
+	bool required;
+	const struct md_variant *variants;	/* terminated by a NULL symbol */
+};
+
+extern const struct md_candidates md_candidates[MD_NR_POINTS];
+
+unsigned long md_probes_hits(enum md_point p);
 
 #endif /* MEMCG_DIRTY_PROBES_H */

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The probe points attached: of each point's candidates (probes.c), the
+ * first whose symbol the running kernel has is registered at load, and
+ * unregistered at unload; memcg_free first and last.  What each point
+ * attached, or why not, with its hits and missed hits, is the probes
+ * file; missed hits and a cgroup v1 charge move that goes unseen make
+ * every verdict untrusted.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kprobes.h>
+#include <linux/moduleparam.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+#include "compat.h"
+#include "anomaly.h"
+#include "inject.h"
+#include "points.h"
+#include "probes.h"
+#include "attach.h"
+
+static char *fail_probe;
+module_param(fail_probe, charp, 0400);
+MODULE_PARM_DESC(fail_probe, "selftest aid: act as if this probe point's symbols were absent");
+
+static const char * const md_kind_names[] = { "kprobe", "kretprobe", "tracepoint" };
+
+/* A point's attachment: its state, indexed as md_candidates[]. */
+static struct md_probe {
+	const struct md_variant *used;		/* NULL: not attached */
+	int err;
+	struct kretprobe krp;			/* .kp alone for kprobes */
+	struct tracepoint *tp;
+} md_probes[MD_NR_POINTS];
+
+struct md_tp_lookup {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void md_tp_match(struct tracepoint *tp, void *priv)
+{
+	struct md_tp_lookup *l = priv;
+
+	if (!strcmp(tp->name, l->name))
+		l->tp = tp;
+}
+
+static const char *md_probe_point(struct md_probe *p)
+{
+	return md_point_name(p - md_probes);
+}
+
+static const struct md_candidates *md_probe_candidates(struct md_probe *p)
+{
+	return &md_candidates[p - md_probes];
+}
+
+static int md_attach(struct md_probe *p, const struct md_variant *v)
+{
+	struct md_tp_lookup l = { .name = v->symbol };
+	int ret;
+
+	memset(&p->krp, 0, sizeof(p->krp));
+	switch (v->kind) {
+	case MD_TRACEPOINT:
+		for_each_kernel_tracepoint(md_tp_match, &l);
+		if (!l.tp)
+			return -ENOENT;
+		ret = tracepoint_probe_register(l.tp, v->tp_probe, NULL);
+		if (!ret)
+			p->tp = l.tp;
+		return ret;
+	case MD_KPROBE:
+		p->krp.kp.symbol_name = v->symbol;
+		p->krp.kp.pre_handler = v->pre;
+		return register_kprobe(&p->krp.kp);
+	case MD_KRETPROBE:
+		p->krp.kp.symbol_name = v->symbol;
+		p->krp.entry_handler = v->entry;
+		p->krp.handler = v->ret;
+		p->krp.data_size = v->data_size;
+		/* these may sleep (folio_mkclean): room for many in flight */
+		p->krp.maxactive = max_t(int, 64, 16 * num_possible_cpus());
+		return register_kretprobe(&p->krp);
+	}
+	return -EINVAL;
+}
+
+static void md_detach(struct md_probe *p)
+{
+	const struct md_variant *v = p->used;
+
+	if (!v)
+		return;
+	switch (v->kind) {
+	case MD_TRACEPOINT:
+		tracepoint_probe_unregister(p->tp, v->tp_probe, NULL);
+		break;
+	case MD_KPROBE:
+		unregister_kprobe(&p->krp.kp);
+		break;
+	case MD_KRETPROBE:
+		unregister_kretprobe(&p->krp);
+		break;
+	}
+	p->used = NULL;
+}
+
+/*
+ * Only where the kernel reparents does the release call for a carry, and
+ * is there a reparenting to follow.
+ */
+static bool md_probe_wanted(struct md_probe *p)
+{
+	return (p != &md_probes[MD_P_RELEASE] && p != &md_probes[MD_P_REPARENT]) ||
+	       MD_KERNEL_REPARENTS;
+}
+
+/* The first candidate that attaches; 0, or the error of a required point. */
+static int md_probe_register(struct md_probe *p)
+{
+	const struct md_candidates *c = md_probe_candidates(p);
+	const struct md_variant *v;
+
+	p->err = -ENOENT;
+	for (v = c->variants; v->symbol; v++) {
+		if (fail_probe && !strcmp(fail_probe, md_probe_point(p)))
+			continue;
+		p->err = md_attach(p, v);
+		if (p->err != -ENOENT)
+			break;
+	}
+	if (!p->err) {
+		p->used = v;
+		return 0;
+	}
+	if (c->required) {
+		pr_err("required probe point %s could not attach (%s): %d\n",
+		       md_probe_point(p), v->symbol ?: c->variants[0].symbol, p->err);
+		return p->err;
+	}
+	pr_info("optional probe point %s not attached: %d\n", md_probe_point(p), p->err);
+	return 0;
+}
+
+/*
+ * memcg_free first, before anything can make an entry: an entry of a
+ * memcg freed unheard of would stay hashed, for a new memcg at the same
+ * address to inherit.
+ */
+int md_probes_register_free(void)
+{
+	return md_probe_register(&md_probes[MD_P_FREE]);
+}
+
+int md_probes_register_events(void)
+{
+	struct md_probe *p;
+	int ret;
+
+	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++) {
+		if (p == &md_probes[MD_P_FREE] || !md_probe_wanted(p))
+			continue;
+		ret = md_probe_register(p);
+		if (ret) {
+			md_probes_unregister_events();
+			return ret;
+		}
+	}
+	if (md_probes_blind())
+		pr_warn("cgroup v1 charge moving cannot be followed (moved not attached): every verdict is untrusted\n");
+	return 0;
+}
+
+/*
+ * Everything but memcg_free: that one must outlive every user of ledger
+ * entries (readers, fault-injection undo), since it is what tells them a
+ * memcg is gone.
+ */
+void md_probes_unregister_events(void)
+{
+	struct md_probe *p;
+
+	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++)
+		if (p != &md_probes[MD_P_FREE])
+			md_detach(p);
+	tracepoint_synchronize_unregister();
+}
+
+void md_probes_unregister(void)
+{
+	md_probes_unregister_events();
+	md_detach(&md_probes[MD_P_FREE]);
+}
+
+static unsigned long md_probe_missed(struct md_probe *p)
+{
+	unsigned long missed = md_inject_missed(p - md_probes);
+
+	if (!p->used || p->used->kind == MD_TRACEPOINT)
+		return missed;
+	return missed + p->krp.kp.nmissed + p->krp.nmissed;
+}
+
+/* New misses since the last look become probe_missed anomalies. */
+void md_probes_log_missed(void)
+{
+	static unsigned long logged[MD_NR_POINTS];
+	static DEFINE_SPINLOCK(lock);
+	unsigned long missed;
+	int i;
+
+	spin_lock(&lock);
+	for (i = 0; i < MD_NR_POINTS; i++) {
+		missed = md_probe_missed(&md_probes[i]);
+		if (missed == logged[i])
+			continue;
+		logged[i] = missed;
+		md_anomaly(MD_A_PROBE_MISSED, 0, -1, md_point_name(i), 0, 0, 0, 0, missed);
+	}
+	spin_unlock(&lock);
+}
+
+/*
+ * On a cgroup v1 hierarchy of a kernel that can move charges, pages change
+ * memcg unseen without the moved probe.
+ */
+bool md_probes_blind(void)
+{
+	return MD_KERNEL_HAS_MEMCG_V1 && md_cgroup_v1() && !md_probes[MD_P_MOVED].used;
+}
+
+/* No verdict can be trusted: hits were missed, or changes go unseen. */
+bool md_probes_untrusted(void)
+{
+	return md_probes_missed() || md_probes_blind();
+}
+
+unsigned long md_probes_missed(void)
+{
+	unsigned long missed = 0;
+	int i;
+
+	for (i = 0; i < MD_NR_POINTS; i++)
+		missed += md_probe_missed(&md_probes[i]);
+	return missed;
+}
+
+/*
+ * "attached", or why not: "absent" when no candidate symbol exists (with
+ * the reason where it is known), else the registration's error.
+ */
+static void md_probe_status(struct seq_file *m, struct md_probe *p)
+{
+	if (p->used)
+		seq_puts(m, "attached");
+	else if (!md_probe_wanted(p))
+		seq_puts(m, "unused:no_reparenting");
+	else if (p->err != -ENOENT)
+		seq_printf(m, "error:%d", p->err);
+	else if (p == &md_probes[MD_P_MOVED] && !MD_KERNEL_HAS_MEMCG_V1)
+		seq_puts(m, "absent:no_cgroup_v1");
+	else
+		seq_puts(m, "absent");
+}
+
+void md_probes_show(struct seq_file *m)
+{
+	const struct md_variant *v;
+	struct md_probe *p;
+	int i;
+
+	seq_puts(m, "point symbol type status hits missed\n");
+	for (i = 0; i < MD_NR_POINTS; i++) {
+		p = &md_probes[i];
+		v = p->used ?: md_probe_candidates(p)->variants;
+		seq_printf(m, "%s %s %s ", md_point_name(i), v->symbol, md_kind_names[v->kind]);
+		md_probe_status(m, p);
+		seq_printf(m, " %lu %lu\n", md_probes_hits(i), md_probe_missed(p));
+	}
+}
