@@ -3,15 +3,14 @@
  * The probe points attached: of each point's candidates (probes.c), the
  * first whose symbol the running kernel has is registered at load, and
  * unregistered at unload; memcg_free first and last.  What each point
- * attached, or why not, with its hits and missed hits, is the probes
- * file; missed hits and a cgroup v1 charge move that goes unseen make
- * every verdict untrusted.
+ * attached, or why not, with its hits and missed hits, is filled in for
+ * the probes file (debugfs.c prints it); missed hits and a cgroup v1
+ * charge move that goes unseen make every verdict untrusted.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/kprobes.h>
 #include <linux/moduleparam.h>
-#include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -27,6 +26,14 @@ module_param(fail_probe, charp, 0400);
 MODULE_PARM_DESC(fail_probe, "selftest aid: act as if this probe point's symbols were absent");
 
 static const char * const md_kind_names[] = { "kprobe", "kretprobe", "tracepoint" };
+
+const char * const md_attach_status_names[MD_NR_ATTACH_STATUSES] = {
+	[MD_ATTACHED]			= "attached",
+	[MD_UNUSED_NO_REPARENTING]	= "unused:no_reparenting",
+	[MD_ATTACH_ERROR]		= "error",
+	[MD_ABSENT_NO_CGROUP_V1]	= "absent:no_cgroup_v1",
+	[MD_ABSENT]			= "absent",
+};
 
 /* A point's attachment: its state, indexed as md_candidates[]. */
 static struct md_probe {
@@ -254,32 +261,29 @@ unsigned long md_probes_missed(void)
  * "attached", or why not: "absent" when no candidate symbol exists (with
  * the reason where it is known), else the registration's error.
  */
-static void md_probe_status(struct seq_file *m, struct md_probe *p)
+static enum md_attach_status md_probe_attach_status(struct md_probe *p)
 {
 	if (p->used)
-		seq_puts(m, "attached");
-	else if (!md_probe_wanted(p))
-		seq_puts(m, "unused:no_reparenting");
-	else if (p->err != -ENOENT)
-		seq_printf(m, "error:%d", p->err);
-	else if (p == &md_probes[MD_P_MOVED] && !MD_KERNEL_HAS_MEMCG_V1)
-		seq_puts(m, "absent:no_cgroup_v1");
-	else
-		seq_puts(m, "absent");
+		return MD_ATTACHED;
+	if (!md_probe_wanted(p))
+		return MD_UNUSED_NO_REPARENTING;
+	if (p->err != -ENOENT)
+		return MD_ATTACH_ERROR;
+	if (p == &md_probes[MD_P_MOVED] && !MD_KERNEL_HAS_MEMCG_V1)
+		return MD_ABSENT_NO_CGROUP_V1;
+	return MD_ABSENT;
 }
 
-void md_probes_show(struct seq_file *m)
+/* The line of the probes file for @point, into @s. */
+void md_probes_status(enum md_point point, struct md_probe_status *s)
 {
-	const struct md_variant *v;
-	struct md_probe *p;
-	int i;
+	struct md_probe *p = &md_probes[point];
+	const struct md_variant *v = p->used ?: md_probe_candidates(p)->variants;
 
-	seq_puts(m, "point symbol type status hits missed\n");
-	for (i = 0; i < MD_NR_POINTS; i++) {
-		p = &md_probes[i];
-		v = p->used ?: md_probe_candidates(p)->variants;
-		seq_printf(m, "%s %s %s ", md_point_name(i), v->symbol, md_kind_names[v->kind]);
-		md_probe_status(m, p);
-		seq_printf(m, " %lu %lu\n", md_probes_hits(i), md_probe_missed(p));
-	}
+	s->symbol = v->symbol;
+	s->kind = md_kind_names[v->kind];
+	s->status = md_probe_attach_status(p);
+	s->err = p->err;
+	s->hits = md_probes_hits(point);
+	s->missed = md_probe_missed(p);
 }

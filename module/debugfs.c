@@ -349,7 +349,18 @@ MD_DEFINE_SHOW_WRITE(md_inject_file);
 
 static int md_probes_file_show(struct seq_file *m, void *v)
 {
-	md_probes_show(m);
+	struct md_probe_status s;
+	int i;
+
+	seq_puts(m, "point symbol type status hits missed\n");
+	for (i = 0; i < MD_NR_POINTS; i++) {
+		md_probes_status(i, &s);
+		seq_printf(m, "%s %s %s %s", md_point_name(i), s.symbol, s.kind,
+			   md_attach_status_names[s.status]);
+		if (s.status == MD_ATTACH_ERROR)
+			seq_printf(m, ":%d", s.err);
+		seq_printf(m, " %lu %lu\n", s.hits, s.missed);
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_probes_file);
