@@ -50,7 +50,7 @@ bool md_pairing;			/* armed: read inline by the handlers */
 static nodemask_t md_pair_nodes;	/* the watch's nodes, set before md_pairing */
 
 /* Pair for the watch of @nodes from now on; NULL: no more. */
-void md_probes_pair(const nodemask_t *nodes)
+void md_notes_pair(const nodemask_t *nodes)
 {
 	if (!nodes) {
 		WRITE_ONCE(md_pairing, false);
@@ -186,7 +186,7 @@ static bool md_note_read(const struct md_change_note *n, struct task_struct *tas
  * The state change @task began under a probe and has not finished, if its
  * note is there.  Any context, the watch's debug exception included.
  */
-bool md_probes_change_of(struct task_struct *task, struct md_change_note *note)
+bool md_notes_change_of(struct task_struct *task, struct md_change_note *note)
 {
 	struct md_note_bucket *b = md_note_bucket(task);
 	const struct md_change_note *n;
@@ -203,8 +203,8 @@ bool md_probes_change_of(struct task_struct *task, struct md_change_note *note)
  * counter held on @nid at the call's entry, in *@now what it holds now.
  * False if @note is no reparenting's, or kept nothing of @nid.
  */
-bool md_probes_reparent_held(const struct md_change_note *note, int nid, long *held,
-			     long *now)
+bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *held,
+			    long *now)
 {
 	unsigned int i;
 

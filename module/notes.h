@@ -35,7 +35,7 @@ struct md_note_held {
 
 /*
  * A dirty-state change a probe saw begin, noted for the watch while it is
- * armed (md_probes_pair()): the task making it (its pid and start time
+ * armed (md_notes_pair()): the task making it (its pid and start time
  * tell a reused task_struct), the memcg the folio is charged to (and a v1
  * charge move's destination, else 0), its pages; of a reparenting, the
  * child and its parent, and what the child held.  Notes are ordered by
@@ -55,10 +55,10 @@ struct md_change_note {
 };
 
 /* The watch's side. */
-void md_probes_pair(const nodemask_t *nodes);
-bool md_probes_change_of(struct task_struct *task, struct md_change_note *note);
-bool md_probes_reparent_held(const struct md_change_note *note, int nid, long *held,
-			     long *now);
+void md_notes_pair(const nodemask_t *nodes);
+bool md_notes_change_of(struct task_struct *task, struct md_change_note *note);
+bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *held,
+			    long *now);
 
 /* The handlers' side: called from the probe handlers only. */
 extern bool md_pairing;		/* the watch is armed: notes are wanted */
@@ -105,7 +105,7 @@ static inline void md_note_retire(u64 order)
  */
 static inline u64 md_note_reparent(struct mem_cgroup *child, struct mem_cgroup *parent)
 {
-	/* the nodes after pairing: md_probes_pair() */
+	/* the nodes after pairing: md_notes_pair() */
 	if (likely(!smp_load_acquire(&md_pairing)))
 		return 0;
 	return __md_note_reparent(child, parent);

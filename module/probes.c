@@ -441,7 +441,7 @@ struct md_reparent_data {
  * (hits count those calls) while the watch is armed, the note says which
  * child to which parent, and what the child's counter holds at entry on
  * each watched node, for the watch to hold the parent's change against
- * what the child gave up (md_probes_reparent_held()).  The offlining pins
+ * what the child gave up (md_notes_reparent_held()).  The offlining pins
  * both memcgs over the call.
  */
 static int md_reparent_entry(struct kretprobe_instance *ri, struct pt_regs *regs)

@@ -17,13 +17,13 @@
  * ends before any such frame (the unwinder lost its way), "unknown"; a
  * dead cgroup's count given to its parent, "reparented".  An accounted
  * change is also held against the state change the probes saw its task
- * begin (notes.c, md_probes_change_of()): a change by another number of
+ * begin (notes.c, md_notes_change_of()): a change by another number of
  * pages than the folio has, or of another memcg's counter than the folio's,
  * is "mismatched", the shape of the 4.3 migration bug.  So is a reparented
  * change of the watched memcg's counter by other than what the child gave
  * up on that node: the reparenting's note (notes.c) says what the child's
  * counter held at the call's entry, and the handler reads what it holds
- * when the parent's moves (md_probes_reparent_held()), while the child is
+ * when the parent's moves (md_notes_reparent_held()), while the child is
  * sure to be alive.  Outside and mismatched changes are said on the
  * console, once per call site.  "watch" in debugfs lists the last changes
  * of each CPU, symbolized (%pS).
@@ -210,11 +210,11 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	r->nid = md_watch_nid[i];
 	r->pages = now - wc->last[i];
 	r->time_ns = local_clock();
-	r->paired = md_probes_change_of(current, &r->note);
+	r->paired = md_notes_change_of(current, &r->note);
 	/* the child is read while its reparenting runs: later it may be gone */
 	r->judged = r->paired && r->note.cgid2 == md_watch_cgid &&
-		    md_probes_reparent_held(&r->note, r->nid, &r->child_held,
-					    &r->child_now);
+		    md_notes_reparent_held(&r->note, r->nid, &r->child_held,
+					   &r->child_now);
 	if (first == n) {	/* the unwinder lost its way: the ip alone */
 		r->chain[0] = ip;
 		r->depth = 1;
@@ -472,7 +472,7 @@ static struct md_watch_cpu __percpu *md_watch_disarm(void)
 	for_each_possible_cpu(cpu)
 		md_watch_disarm_cpu(per_cpu_ptr(pcpu, cpu), cpu);
 	md_watch_pcpu = NULL;
-	md_probes_pair(NULL);
+	md_notes_pair(NULL);
 	css_put(&md_watch_memcg->css);
 	md_watch_memcg = NULL;
 	kfree(md_watch_path);
@@ -714,7 +714,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 	md_watch_until = jiffies + (unsigned long)limit_s * HZ;
 	cpumask_clear(&md_watch_cpus);
 	md_watch_pcpu = pcpu;	/* before any event can fire */
-	md_probes_pair(&md_watch_nodemask);
+	md_notes_pair(&md_watch_nodemask);
 	ret = md_watch_nodes ? 0 : -ENOENT;
 	for_each_online_cpu(cpu) {
 		if (ret)
