@@ -71,9 +71,7 @@ module: $(B)/$(KVER)/memcg_dirty.ko
 $(B)/%/memcg_dirty.ko: $(MOD_SRC)
 	@if scripts/kernel-root known $*; then scripts/kernel-root ensure $*; \
 	else test -d /lib/modules/$*/build || { echo "no headers for $*: apt-get install linux-headers-$*"; exit 1; }; fi
-	mkdir -p $(B)/$*/module
-	cp Kbuild dkms.conf $(B)/$*/
-	cp module/*.c module/*.h $(B)/$*/module/
+	scripts/stage-module $(B)/$*
 	$(call kmake,$*) -C $(if $(filter $(KVER),$*),$(KDIR),/lib/modules/$*/build) M=$(CURDIR)/$(B)/$* W=$(W) \
 		modules > $(B)/$*/build.log 2>&1 || { cat $(B)/$*/build.log; exit 1; }
 	@cat $(B)/$*/build.log
@@ -184,8 +182,7 @@ kernels:
 
 # DKMS: the source goes to /usr/src/memcg_dirty-VERSION; add, build, install.
 dkms-install:
-	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)/module
-	cp Kbuild dkms.conf Makefile $(DKMS_SRC)/ && cp module/*.c module/*.h $(DKMS_SRC)/module/
+	rm -rf $(DKMS_SRC) && scripts/stage-module $(DKMS_SRC)
 	dkms status -m memcg_dirty -v $(VERSION) | grep -q . || dkms add -m memcg_dirty -v $(VERSION)
 	dkms build -m memcg_dirty -v $(VERSION) -k $(KVER)
 	dkms install -m memcg_dirty -v $(VERSION) -k $(KVER) --force
