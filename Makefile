@@ -174,7 +174,7 @@ deb:
 	@scripts/deb
 
 deps:
-	@selftests/vm/deps
+	@scripts/deps
 
 # the kernel matrix, what its last runs proved, and newer kernels to prove
 kernels:
@@ -255,7 +255,7 @@ check: deps
 # (scripts/check-debug).  Not part of check: about an hour on 2 cores.
 DEBUG_KERNEL_DEPS := bc bison flex libelf-dev libssl-dev
 debug-kernel:
-	@selftests/vm/deps $(DEBUG_KERNEL_DEPS)
+	@scripts/deps $(DEBUG_KERNEL_DEPS)
 	@scripts/debug-kernel
 
 # The operator's path in a full Debian guest (scripts/check-system): the
@@ -282,11 +282,11 @@ check-system-all: deb
 # check (docs/testing.md).
 SECUREBOOT_DEPS := ovmf dosfstools mtools fdisk
 check-secureboot: deb
-	@selftests/vm/deps $(SECUREBOOT_DEPS)
+	@scripts/deps $(SECUREBOOT_DEPS)
 	@scripts/check-secureboot
 
 check-debug:
-	@selftests/vm/deps $(DEBUG_KERNEL_DEPS)
+	@scripts/deps $(DEBUG_KERNEL_DEPS)
 	@$(MAKE) --no-print-directory helpers
 	@scripts/check-debug
 
@@ -296,7 +296,7 @@ check-debug:
 # kernels/bugs/list plus a control per kernel (scripts/check-bugs).
 # Not part of check: see docs/ci.md and docs/testing.md for its time.
 check-bugs:
-	@selftests/vm/deps $(DEBUG_KERNEL_DEPS) patch
+	@scripts/deps $(DEBUG_KERNEL_DEPS) patch
 	@$(MAKE) --no-print-directory helpers
 	@scripts/check-bugs
 
@@ -317,7 +317,7 @@ vm: module helpers
 # --- benchmarks (bench/README.md); bench/run boots each flavour once
 BENCH_TOOLS := $(B)/bench/mdbench $(B)/bench/page-types $(B)/bench/kbuild.tar
 bench: deps modules-all helpers bench-tools $(foreach k,$(HOST_KVERS),$(B)/bench/floor-$(k)/md_floor.ko)
-	@selftests/vm/deps gnuplot-nox gdb
+	@scripts/deps gnuplot-nox gdb
 	bench/run $(BENCH_ARGS)
 
 bench-tools: $(BENCH_TOOLS)
