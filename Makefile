@@ -117,22 +117,31 @@ unit: $(TOOL_SRC) tools/test_memcg_dirty.c
 	@# the benchmark report's arithmetic and verdicts, on a fixture
 	sh bench/tests/test_report.sh
 
-# libFuzzer on the parsers: FUZZ_SECONDS in make check, longer by hand.
+# libFuzzer on the parsers: FUZZ_SECONDS in make check, longer by hand.  It
+# starts from the checked-in corpus (FUZZ_CORPUS: the fixture trees' files, the
+# CLI's textfile of one, and what earlier runs found); what this run finds goes
+# to $(B)/fuzz/corpus, and make fuzz-corpus merges what adds coverage into
+# FUZZ_CORPUS, to be committed.
+FUZZ_CORPUS := tools/fuzz-corpus
 fuzz: tools/fuzz_mdparse.c tools/mdparse.c tools/mdparse.h tools/mdmodel.c tools/mdmodel.h
 	@mkdir -p $(B)/fuzz/corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -o $(B)/fuzz/fuzz_mdparse \
 		tools/fuzz_mdparse.c tools/mdparse.c tools/mdmodel.c
-	printf 'id path state dirty kernel_dirty verdict\n1 / online 5 5 ok\n' > $(B)/fuzz/corpus/summary
-	printf 'dropped 0\ntime id path node kind probe pfn kernel ledger scan missed\n' > $(B)/fuzz/corpus/events
-	printf 'point symbol type status hits missed\nd s kprobe attached 1 0\n' > $(B)/fuzz/corpus/probes
-	printf '# TYPE a gauge\na{b="c"} 1\n' > $(B)/fuzz/corpus/prom
 	@$(B)/fuzz/fuzz_mdparse -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-		$(B)/fuzz/corpus > $(B)/fuzz/log 2>&1; rc=$$?; \
+		$(B)/fuzz/corpus $(FUZZ_CORPUS) > $(B)/fuzz/log 2>&1; rc=$$?; \
 		grep -E '^(Done|stat::number_of_executed_units)' $(B)/fuzz/log; \
 		test $$rc = 0 || { tail -n 40 $(B)/fuzz/log; echo "fuzz: the parser failed"; exit 1; }
 
 fuzz-long:
 	$(MAKE) fuzz FUZZ_SECONDS=1800
+
+# after make fuzz or fuzz-long: the inputs that reach code (edges, not hit
+# counts, to keep it small) the checked-in corpus does not
+fuzz-corpus:
+	@test -x $(B)/fuzz/fuzz_mdparse || { echo "fuzz-corpus: make fuzz first"; exit 1; }
+	$(B)/fuzz/fuzz_mdparse -merge=1 -use_counters=0 $(FUZZ_CORPUS) $(B)/fuzz/corpus > $(B)/fuzz/merge.log 2>&1 || \
+		{ tail -n 20 $(B)/fuzz/merge.log; exit 1; }
+	@grep '^MERGE-OUTER: .* new files' $(B)/fuzz/merge.log
 
 # The Prometheus rules (packaging/prometheus/) and the CLI's textfile, with
 # Debian's promtool: check rules, test rules (and that broken rules fail
@@ -356,7 +365,7 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 	tar -cf $@ -C $(BENCH_SRC) include
 	truncate -s %1M $@
 
-.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long prom clean install deps \
+.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long fuzz-corpus prom clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
 	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
 	check-secureboot check-system check-system-all
