@@ -217,10 +217,20 @@ $(CHECKPATCH):
 		linux-source-6.1/scripts/const_structs.checkpatch
 	touch $@
 
+# The shell scripts, with shellcheck at warning level: -x follows what a
+# script sources (selftests' lib.sh, bench's defaults.sh), found beside it.
+SH_SCRIPTS := $(wildcard scripts/* selftests/*.sh selftests/vm/* bench/run bench/steps bench/*.sh \
+	bench/tests/*.sh packaging/prometheus/tests/run packaging/prometheus/tests/fixture)
+lint-sh:
+	@command -v shellcheck > /dev/null || { echo "lint needs shellcheck: make deps"; exit 1; }
+	@echo "shellcheck -x -P SCRIPTDIR -S warning: $(words $(SH_SCRIPTS)) scripts"
+	@shellcheck -x -P SCRIPTDIR -S warning $(SH_SCRIPTS)
+
 # checkpatch --strict on every module source, sparse on every flavour, the
 # IBT rule (no call through a looked-up pointer) on every build, and the
-# module's files depending in one direction, and no loop counting node ids.
-lint: $(CHECKPATCH) modules-all
+# module's files depending in one direction, and no loop counting node ids;
+# and the shell scripts (lint-sh).
+lint: lint-sh $(CHECKPATCH) modules-all
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES \
 		-f $(filter-out module/compat.%,$(wildcard module/*.c module/*.h)) bench/floor/md_floor.c \
 		selftests/zoo/md_zoo.c
@@ -367,5 +377,5 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 
 .PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long fuzz-corpus prom clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
-	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
+	dkms-check lint lint-sh vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
 	check-secureboot check-system check-system-all
