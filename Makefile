@@ -71,9 +71,7 @@ module: $(B)/$(KVER)/memcg_dirty.ko
 $(B)/%/memcg_dirty.ko: $(MOD_SRC)
 	@if scripts/kernel-root known $*; then scripts/kernel-root ensure $*; \
 	else test -d /lib/modules/$*/build || { echo "no headers for $*: apt-get install linux-headers-$*"; exit 1; }; fi
-	mkdir -p $(B)/$*/module
-	cp Kbuild dkms.conf $(B)/$*/
-	cp module/*.c module/*.h $(B)/$*/module/
+	scripts/stage-module $(B)/$*
 	$(call kmake,$*) -C $(if $(filter $(KVER),$*),$(KDIR),/lib/modules/$*/build) M=$(CURDIR)/$(B)/$* W=$(W) \
 		modules > $(B)/$*/build.log 2>&1 || { cat $(B)/$*/build.log; exit 1; }
 	@cat $(B)/$*/build.log
@@ -119,22 +117,31 @@ unit: $(TOOL_SRC) tools/test_memcg_dirty.c
 	@# the benchmark report's arithmetic and verdicts, on a fixture
 	sh bench/tests/test_report.sh
 
-# libFuzzer on the parsers: FUZZ_SECONDS in make check, longer by hand.
+# libFuzzer on the parsers: FUZZ_SECONDS in make check, longer by hand.  It
+# starts from the checked-in corpus (FUZZ_CORPUS: the fixture trees' files, the
+# CLI's textfile of one, and what earlier runs found); what this run finds goes
+# to $(B)/fuzz/corpus, and make fuzz-corpus merges what adds coverage into
+# FUZZ_CORPUS, to be committed.
+FUZZ_CORPUS := tools/fuzz-corpus
 fuzz: tools/fuzz_mdparse.c tools/mdparse.c tools/mdparse.h tools/mdmodel.c tools/mdmodel.h
 	@mkdir -p $(B)/fuzz/corpus
 	clang -g -O1 -fsanitize=fuzzer,address,undefined -o $(B)/fuzz/fuzz_mdparse \
 		tools/fuzz_mdparse.c tools/mdparse.c tools/mdmodel.c
-	printf 'id path state dirty kernel_dirty verdict\n1 / online 5 5 ok\n' > $(B)/fuzz/corpus/summary
-	printf 'dropped 0\ntime id path node kind probe pfn kernel ledger scan missed\n' > $(B)/fuzz/corpus/events
-	printf 'point symbol type status hits missed\nd s kprobe attached 1 0\n' > $(B)/fuzz/corpus/probes
-	printf '# TYPE a gauge\na{b="c"} 1\n' > $(B)/fuzz/corpus/prom
 	@$(B)/fuzz/fuzz_mdparse -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-		$(B)/fuzz/corpus > $(B)/fuzz/log 2>&1; rc=$$?; \
+		$(B)/fuzz/corpus $(FUZZ_CORPUS) > $(B)/fuzz/log 2>&1; rc=$$?; \
 		grep -E '^(Done|stat::number_of_executed_units)' $(B)/fuzz/log; \
 		test $$rc = 0 || { tail -n 40 $(B)/fuzz/log; echo "fuzz: the parser failed"; exit 1; }
 
 fuzz-long:
 	$(MAKE) fuzz FUZZ_SECONDS=1800
+
+# after make fuzz or fuzz-long: the inputs that reach code (edges, not hit
+# counts, to keep it small) the checked-in corpus does not
+fuzz-corpus:
+	@test -x $(B)/fuzz/fuzz_mdparse || { echo "fuzz-corpus: make fuzz first"; exit 1; }
+	$(B)/fuzz/fuzz_mdparse -merge=1 -use_counters=0 $(FUZZ_CORPUS) $(B)/fuzz/corpus > $(B)/fuzz/merge.log 2>&1 || \
+		{ tail -n 20 $(B)/fuzz/merge.log; exit 1; }
+	@grep '^MERGE-OUTER: .* new files' $(B)/fuzz/merge.log
 
 # The Prometheus rules (packaging/prometheus/) and the CLI's textfile, with
 # Debian's promtool: check rules, test rules (and that broken rules fail
@@ -176,7 +183,7 @@ deb:
 	@scripts/deb
 
 deps:
-	@selftests/vm/deps
+	@scripts/deps
 
 # the kernel matrix, what its last runs proved, and newer kernels to prove
 kernels:
@@ -184,8 +191,7 @@ kernels:
 
 # DKMS: the source goes to /usr/src/memcg_dirty-VERSION; add, build, install.
 dkms-install:
-	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)/module
-	cp Kbuild dkms.conf Makefile $(DKMS_SRC)/ && cp module/*.c module/*.h $(DKMS_SRC)/module/
+	rm -rf $(DKMS_SRC) && scripts/stage-module $(DKMS_SRC)
 	dkms status -m memcg_dirty -v $(VERSION) | grep -q . || dkms add -m memcg_dirty -v $(VERSION)
 	dkms build -m memcg_dirty -v $(VERSION) -k $(KVER)
 	dkms install -m memcg_dirty -v $(VERSION) -k $(KVER) --force
@@ -211,10 +217,20 @@ $(CHECKPATCH):
 		linux-source-6.1/scripts/const_structs.checkpatch
 	touch $@
 
+# The shell scripts, with shellcheck at warning level: -x follows what a
+# script sources (selftests' lib.sh, bench's defaults.sh), found beside it.
+SH_SCRIPTS := $(wildcard scripts/* selftests/*.sh selftests/vm/* bench/run bench/steps bench/*.sh \
+	bench/tests/*.sh packaging/prometheus/tests/run packaging/prometheus/tests/fixture)
+lint-sh:
+	@command -v shellcheck > /dev/null || { echo "lint needs shellcheck: make deps"; exit 1; }
+	@echo "shellcheck -x -P SCRIPTDIR -S warning: $(words $(SH_SCRIPTS)) scripts"
+	@shellcheck -x -P SCRIPTDIR -S warning $(SH_SCRIPTS)
+
 # checkpatch --strict on every module source, sparse on every flavour, the
 # IBT rule (no call through a looked-up pointer) on every build, and the
-# module's files depending in one direction, and no loop counting node ids.
-lint: $(CHECKPATCH) modules-all
+# module's files depending in one direction, and no loop counting node ids;
+# and the shell scripts (lint-sh).
+lint: lint-sh $(CHECKPATCH) modules-all
 	$(CHECKPATCH) --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES \
 		-f $(filter-out module/compat.%,$(wildcard module/*.c module/*.h)) bench/floor/md_floor.c \
 		selftests/zoo/md_zoo.c
@@ -258,7 +274,7 @@ check: deps
 # (scripts/check-debug).  Not part of check: about an hour on 2 cores.
 DEBUG_KERNEL_DEPS := bc bison flex libelf-dev libssl-dev
 debug-kernel:
-	@selftests/vm/deps $(DEBUG_KERNEL_DEPS)
+	@scripts/deps $(DEBUG_KERNEL_DEPS)
 	@scripts/debug-kernel
 
 # The operator's path in a full Debian guest (scripts/check-system): the
@@ -285,11 +301,11 @@ check-system-all: deb
 # check (docs/testing.md).
 SECUREBOOT_DEPS := ovmf dosfstools mtools fdisk
 check-secureboot: deb
-	@selftests/vm/deps $(SECUREBOOT_DEPS)
+	@scripts/deps $(SECUREBOOT_DEPS)
 	@scripts/check-secureboot
 
 check-debug:
-	@selftests/vm/deps $(DEBUG_KERNEL_DEPS)
+	@scripts/deps $(DEBUG_KERNEL_DEPS)
 	@$(MAKE) --no-print-directory helpers
 	@scripts/check-debug
 
@@ -299,7 +315,7 @@ check-debug:
 # kernels/bugs/list plus a control per kernel (scripts/check-bugs).
 # Not part of check: see docs/ci.md and docs/testing.md for its time.
 check-bugs:
-	@selftests/vm/deps $(DEBUG_KERNEL_DEPS) patch
+	@scripts/deps $(DEBUG_KERNEL_DEPS) patch
 	@$(MAKE) --no-print-directory helpers
 	@scripts/check-bugs
 
@@ -320,7 +336,7 @@ vm: module helpers
 # --- benchmarks (bench/README.md); bench/run boots each flavour once
 BENCH_TOOLS := $(B)/bench/mdbench $(B)/bench/page-types $(B)/bench/kbuild.tar
 bench: deps modules-all helpers bench-tools $(foreach k,$(HOST_KVERS),$(B)/bench/floor-$(k)/md_floor.ko)
-	@selftests/vm/deps gnuplot-nox gdb
+	@scripts/deps gnuplot-nox gdb
 	bench/run $(BENCH_ARGS)
 
 bench-tools: $(BENCH_TOOLS)
@@ -359,7 +375,7 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 	tar -cf $@ -C $(BENCH_SRC) include
 	truncate -s %1M $@
 
-.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long prom clean install deps \
+.PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long fuzz-corpus prom clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
-	dkms-check lint vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
+	dkms-check lint lint-sh vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
 	check-secureboot check-system check-system-all

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # The benchmarks' defaults, in one place: sourced by bench/run on the host
 # and by bench/guest.sh in the guest (bench/run ships this file beside it,
 # selftests/vm/run --add), so POSIX sh for the guest's busybox.  bench/run's

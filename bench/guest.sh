@@ -270,9 +270,11 @@ fix43_phase() {
 	sleep 2.5		# memory.stat is rstat-flushed every 2 s
 	mbs=$(awk -v s="$s" -v mb="$FIX43_MB" 'BEGIN { printf "%.1f", mb / s }')
 	if [ -d "$MD" ]; then
+		# shellcheck disable=SC2046 # the five words, split into $3..$7
 		set -- "$1" "$2" $(awk '{ v[$1] = $2 } END { print v["kernel"], v["ledger"], v["scan"], v["verdict"], v["suspect"] }' \
 			"$MD/cgroups/fix43/check")
 	else
+		# shellcheck disable=SC2046 # one word, $3
 		set -- "$1" "$2" $(awk '$1 == "file_dirty" { print $2 / 4096 }' "$CG/fix43/memory.stat") - - - -
 	fi
 	echo "BENCH fix43 $1 $2 $mbs $3 $4 $5 $6 $7"
@@ -388,6 +390,7 @@ for n in 10 100 1000; do
 		mem_delta /tmp/mem.on /tmp/mem.off > /tmp/mem.d$i
 	done
 	# the alternation with the median slab growth, and its caches
+	# shellcheck disable=SC2046 # the median's two words, split into $1 and $2
 	set -- $(for i in 1 2 3; do awk -v i=$i '$1 != "percpu" { kb += $2 } END { print kb + 0, i }' /tmp/mem.d$i; done |
 		sort -n | sed -n 2p)
 	slab=$1

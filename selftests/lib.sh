@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
 # Shared helpers for the memcg_dirty selftests: POSIX sh, so busybox ash runs
 # them in the test VM and any /bin/sh on a real machine.  TAP output; exit 4
 # (kselftest's SKIP) when the machine cannot run a test, with the reason.
@@ -223,6 +224,7 @@ md_require_ko() {
 md_require_numa() {
 	[ -d /sys/devices/system/node/node1 ] ||
 		md_skip_all "needs two NUMA nodes (in the VM: selftests/vm/run --numa)"
+	# shellcheck disable=SC2034 # read by the tests that source this file
 	node0_cpu=$(sed 's/[-,].*//' /sys/devices/system/node/node0/cpulist)
 }
 
@@ -368,6 +370,7 @@ md_zoo_gap_open() {
 }
 md_zoo_gap_start() {
 	echo "gap $1 $2 $3" > /sys/kernel/debug/md_zoo/trigger &
+	# shellcheck disable=SC2034 # read by the tests that source this file
 	md_gap_pid=$!
 	md_poll 100 md_zoo_gap_open
 }
@@ -405,7 +408,9 @@ md_v1_mover() {
 	# not through md_in_cg: $! must be the very process that maps the pages
 	sh -c 'echo $$ > "$0/cgroup.procs" && exec mdfile mapwait "$1" "$2" 30' \
 		"$CG/$1" "$3" "$4" > "$3.ready" &
+	# shellcheck disable=SC2034 # read by the tests that source this file
 	md_mover=$!
+	# shellcheck disable=SC2034 # read by the tests that source this file
 	read -r md_mover_said < "$3.ready"
 }
 

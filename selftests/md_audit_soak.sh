@@ -119,13 +119,16 @@ touch "$W/stop"
 wait
 [ -z "$hot" ] || echo 1 > "$hot"
 add_audit
+# shellcheck disable=SC2154 # the sum_* are assigned by eval, above
 md_diag "$SOAK s: $sum_audits audits, $sum_differed differed, $sum_escalations escalated, $sum_unconfirmed unconfirmed," \
 	"$n cgroups churned, $offlines CPU offlines, hog: $(cat "$W/hog.out" 2>/dev/null)"
 md_diag "watch: ${watch_head:-never armed}"
 md_check "the module was reloaded under load" test $reloaded = 1
 md_check "the audits ran (at least one per 2 s)" test "$sum_audits" -ge $((SOAK / 2))
 md_check "they compared memcgs" test "$(md_audit last_memcgs)" -gt 0
+# shellcheck disable=SC2154 # assigned by eval, above
 md_eq "no bad verdict" 0 "$sum_bad_verdicts"
+# shellcheck disable=SC2154 # assigned by eval, above
 md_eq "no WARN" 0 "$sum_warned"
 dmesg | tail -n +$((mark + 1)) |
 	grep -E 'memcg_dirty: (mismatch|underflow|untrusted|audit found|watch)' > "$W/audit.lines"

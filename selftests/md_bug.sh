@@ -42,7 +42,6 @@ else
 fi
 md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
 md_load audit_ms=200 audit_warn=1 || md_skip_all "cannot load memcg_dirty with audit_ms=200 audit_warn=1"
-W=$MD_WORK
 echo "memcg_dirty selftest: expected audit warnings begin" > /dev/kmsg
 md_hold_writeback
 

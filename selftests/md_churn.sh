@@ -15,7 +15,7 @@ PER=${MD_CHURN_PER:-250}
 W=$MD_WORK
 
 ver() { awk -v k="$1" '$1 == k { print $2 }' "$MD/version"; }
-dirs() { ls -d "$MD"/cgroups/md_churn/*/ 2>/dev/null | wc -l; }
+ndirs() { ls -d "$MD"/cgroups/md_churn/*/ 2>/dev/null | wc -l; }
 # entries beyond one per memcg in the summary: others' cgroups (systemd's on
 # a full system) may come and go meanwhile; retried while one does
 extra() {
@@ -73,7 +73,8 @@ while [ $w -le "$WAVES" ]; do
 	done
 	# dying memcgs: each one's check is ok (the flusher may be writing
 	# their pages back meanwhile: check bounds that, a bare compare cannot)
-	for d in $(ls -d "$MD"/cgroups/md_churn/*@*/ 2>/dev/null); do
+	for d in "$MD"/cgroups/md_churn/*@*/; do
+		[ -d "$d" ] || continue		# none: the pattern itself
 		n=${d#"$MD/cgroups/"}
 		v=$(md_chk "${n%/}" verdict 2>/dev/null)
 		[ -z "$v" ] || [ "$v" = ok ] || { bad=$((bad + 1)); md_diag "${n%/}: $(tr '\n' ' ' < "$d/check")"; }
@@ -81,20 +82,20 @@ while [ $w -le "$WAVES" ]; do
 	w=$((w + 1))
 done
 md_eq "dying memcgs check ok in every wave" 0 $bad
-md_diag "after the waves: $(dirs) directories, $(ver entries) entries"
+md_diag "after the waves: $(ndirs) directories, $(ver entries) entries"
 
 rm -rf "$W"
 sync
 wait_freed "$CG/md_churn"
 dying=$(dying_in "$CG/md_churn")
 i=0
-while [ "$(dirs)" != 0 ] && [ $i -lt 40 ]; do
+while [ "$(ndirs)" != 0 ] && [ $i -lt 40 ]; do
 	cat "$MD/summary" > /dev/null
 	sleep 0.25
 	i=$((i + 1))
 done
 if [ "$dying" = 0 ]; then
-	md_eq "no stale directories once the memcgs are freed" 0 "$(dirs)"
+	md_eq "no stale directories once the memcgs are freed" 0 "$(ndirs)"
 	md_eq "module memory back to its baseline ($base entries beyond one per memcg)" "$base" "$(extra)"
 else
 	md_skip "no stale directories" "the kernel still holds $dying dying memcgs"

@@ -44,7 +44,7 @@ md_check "textfile has md_cli/a's ledger bytes" \
 	grep -q "memcg_dirty_bytes{cgroup=\"/md_cli/a\",source=\"ledger\"} $(($(md_stat md_cli/a dirty) * PS))" /tmp/md.prom
 md_check "probes view" sh -c "memcg-dirty probes | grep -q writeback_dirty_folio"
 md_check "scan runs" sh -c "memcg-dirty scan | grep -q 'scan took'"
-md_check "watch prints plain lines off a tty" sh -c "memcg-dirty watch -n 0.5 -c 1 | grep -q '/md_cli/a dirty='"
+md_check "rates prints plain lines off a tty" sh -c "memcg-dirty rates -n 0.5 -c 1 | grep -q '/md_cli/a dirty='"
 echo "miss dirtied 1" > "$MD/inject"
 memcg-dirty check > /dev/null
 md_eq "probe misses: exit 3" 3 $?

@@ -29,6 +29,7 @@ phase() {
 	rm -f "$W/stop"
 	sync
 	mbs=$(awk -v s="$speed" -v mb="$MB" 'BEGIN { if (s > 0) printf "%d", mb / s; else print "?" }')
+	# shellcheck disable=SC2046 # the five words, split into $1..$5
 	set -- $(awk '{ v[$1] = $2 } END { print v["kernel"], v["ledger"], v["scan"], v["verdict"], v["suspect"] }' \
 		"$MD/cgroups/md_fix43/check")
 	row="$mbs MB/s  kernel $1  ledger $2  scan $3  $4/$5"
@@ -42,7 +43,7 @@ run() {
 	md_wait_dir md_fix43
 	mig0=$(md_stat md_fix43 migrated)
 	echo "# 4.3 fix test, $label: dd $MB MiB, memory.max 192M, $FS; (speed, dirty residue after sync, pages)"
-	phase 1 0; echo "#   1) baseline              $row"; K1=$K L1=$L S1=$S V1=$V SU1=$SU
+	phase 1 0; echo "#   1) baseline              $row"; K1=$K L1=$L S1=$S V1=$V
 	phase 2 1; echo "#   2) compaction antagonist $row"; K2=$K L2=$L S2=$S V2=$V SU2=$SU
 	phase 3 0; echo "#   3) again                 $row"; K3=$K L3=$L S3=$S V3=$V SU3=$SU
 	MIG=$(($(md_stat md_fix43 migrated) - mig0))

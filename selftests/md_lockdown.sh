@@ -106,8 +106,8 @@ memcg-dirty check /md_ld_bug > /dev/null
 md_eq "check of the staged bug: exit 1" 1 $?
 memcg-dirty check --json /md_ld_bug > /dev/null
 md_eq "check --json: exit 1" 1 $?
-memcg-dirty watch -n 0.1 -c 1 > /dev/null
-md_eq "watch -c 1: exit 0" 0 $?
+memcg-dirty rates -n 0.1 -c 1 > /dev/null
+md_eq "rates -c 1: exit 0" 0 $?
 memcg-dirty events > /dev/null
 md_eq "events: exit 0" 0 $?
 memcg-dirty probes > /dev/null

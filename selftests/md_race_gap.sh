@@ -108,7 +108,6 @@ md_eq "3: check ok, all three views 2" "ok 2 2 2" "$(md_views md_gap)"
 echo 10000 > /sys/module/memcg_dirty/parameters/uncounted_ms 2> /dev/null
 
 # --- 4: a page dirty and never counted is still said, once it stayed so
-zoo_clean=0
 md_check "4: the zoo makes page 3 dirty, never counted" sh -c "echo 'dirty_unaccounted $W/g 3' > $Z/trigger"
 echo scan > "$MD/control"
 md_eq "4: not listed at once (a dirtier may be in its gap)" 0 "$(folios_n uncounted)"

@@ -38,6 +38,7 @@ busy_held() {
 		"$MD/cgroups/md_tb/check"
 	wait
 }
+# shellcheck disable=SC2046 # busy_held's words, split into $1..$4
 set -- $(busy_held "$T/f")
 md_eq "the tmpfs folio was held locked through the scan" 1 "$4"
 md_eq "a locked tmpfs folio is not counted busy" 0 "$1"
@@ -49,6 +50,7 @@ try=0
 while [ $try -lt 3 ]; do
 	try=$((try + 1))
 	md_in_cg md_tb dd if=/dev/zero of="$W/f" bs=4k count=1 conv=notrunc 2> /dev/null
+	# shellcheck disable=SC2046 # busy_held's words, split into $1..$4
 	set -- $(busy_held "$W/f")
 	[ "$4" = 1 ] && [ "$1" -ge 1 ] && break
 	md_diag "control, try $try: held $4, scan_busy $1"

@@ -323,9 +323,9 @@ static int cmd_scan(struct ctx *c)
 	return EXIT_OK;
 }
 
-/* --- watch: rates of dirtying and cleaning per cgroup ------------------- */
+/* --- rates (watch: its old name): dirtying and cleaning per cgroup ------ */
 
-static void watch_rows(struct ctx *c, const struct md_sample *prev, size_t np,
+static void rates_rows(struct ctx *c, const struct md_sample *prev, size_t np,
 		       const struct md_sample *cur, size_t nc, int tty)
 {
 	size_t i;
@@ -350,7 +350,7 @@ static void watch_rows(struct ctx *c, const struct md_sample *prev, size_t np,
 }
 
 /* A full screen on a terminal, else lines; JSON lines with --json. */
-static int cmd_watch(struct ctx *c)
+static int cmd_rates(struct ctx *c)
 {
 	static const struct md_col screen[] = {
 		COL("cgroup", -40, "CGROUP"), COL("dirty", 12, "DIRTY"),
@@ -378,7 +378,7 @@ static int cmd_watch(struct ctx *c)
 			md_text(&c->e, "\033[H\033[2J");
 			md_table_head(&c->e);
 		}
-		watch_rows(c, prev, np, cur, nc, tty);
+		rates_rows(c, prev, np, cur, nc, tty);
 		fflush(c->out);
 		md_free_samples(prev, np);
 		prev = cur;
@@ -402,14 +402,15 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: memcg-dirty [--tree] [--json] [CGROUP...]      cgroups by dirty bytes\n"
 		"       memcg-dirty check [--strict] [--json] [CGROUP...]\n"
-		"       memcg-dirty watch [-n SECONDS] [-c COUNT] [--json]\n"
+		"       memcg-dirty rates [-n SECONDS] [-c COUNT] [--json]\n"
 		"       memcg-dirty events [--follow] [--json]\n"
 		"       memcg-dirty scan [--json]\n"
 		"       memcg-dirty probes [--json]\n"
 		"       memcg-dirty --prometheus FILE [--max-cgroups N]  (N: 50 by default)\n"
 		"CGROUP: /sys/fs/cgroup/... or a path in the memory hierarchy (v1 or v2).\n"
 		"check exits 0 when all ok, 1 on mismatch or underflow, 3 when untrusted or\n"
-		"unsynced (--strict: also when only a bounded check was possible), 2 on errors.\n");
+		"unsynced (--strict: also when only a bounded check was possible), 2 on errors.\n"
+		"watch: the old name of rates, kept for one release.\n");
 }
 
 int md_cli(int argc, char **argv, FILE *out, FILE *errf)
@@ -429,9 +430,9 @@ int md_cli(int argc, char **argv, FILE *out, FILE *errf)
 
 	c.src.root = getenv("MEMCG_DIRTY_DEBUGFS") ?: MD_ROOT_DEFAULT;
 	c.page_size = sysconf(_SC_PAGESIZE);
-	if (argc > 1 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "watch") ||
-			 !strcmp(argv[1], "events") || !strcmp(argv[1], "scan") ||
-			 !strcmp(argv[1], "probes"))) {
+	if (argc > 1 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "rates") ||
+			 !strcmp(argv[1], "watch") || !strcmp(argv[1], "events") ||
+			 !strcmp(argv[1], "scan") || !strcmp(argv[1], "probes"))) {
 		cmd = argv[1];
 		argc--;
 		argv++;
@@ -490,8 +491,9 @@ int md_cli(int argc, char **argv, FILE *out, FILE *errf)
 		return cmd_check(&c, argv + optind, argc - optind);
 	if (optind != argc)
 		return error(&c, "'%s' takes no cgroup arguments", cmd);
-	if (!strcmp(cmd, "watch"))
-		return cmd_watch(&c);
+	/* watch: the old name of rates, kept for one release */
+	if (!strcmp(cmd, "rates") || !strcmp(cmd, "watch"))
+		return cmd_rates(&c);
 	if (!strcmp(cmd, "events"))
 		return cmd_events(&c);
 	if (!strcmp(cmd, "scan"))

@@ -524,7 +524,7 @@ int md_event_is_new(const struct md_event_row *r, const char *last)
 	return !*last || strtod(r->time, NULL) > strtod(last, NULL);
 }
 
-/* watch: dirty pages and the dirtied and cleaned totals of every online cgroup. */
+/* rates: dirty pages and the dirtied and cleaned totals of every online cgroup. */
 int md_take(const struct md_src *s, struct md_sample **out, size_t *n)
 {
 	struct md_summary sum;

@@ -72,7 +72,7 @@ extern const size_t md_nr_anomaly_kinds;
 size_t md_count_kind(const struct md_events *e, const char *kind);
 int md_event_is_new(const struct md_event_row *r, const char *last);
 
-/* watch: one sample per online cgroup. */
+/* rates: one sample per online cgroup. */
 struct md_sample {
 	char *path;
 	long long dirty, dirtied, cleaned;	/* pages */

@@ -199,10 +199,20 @@ static void test_views(void)
 	CHECK(rc == 2, "unknown option exits 2");
 	rc = run(out, sizeof(out), err, sizeof(err), "--follow", NULL);
 	CHECK(rc == 2 && strstr(err, "--follow goes with 'events'"), "--follow alone: %s", err);
+	rc = run(out, sizeof(out), err, sizeof(err), "rates", "-n", "0.1", "-c", "1", NULL);
+	CHECK(rc == 0 && strstr(out, "dirtied="), "rates, not a tty: plain lines:\n%s", out);
+	rc = run(out, sizeof(out), err, sizeof(err), "rates", "-n", "zero", NULL);
+	CHECK(rc == 2, "rates -n zero rejected");
+	rc = run(out, sizeof(out), err, sizeof(err), "rates", "/a", NULL);
+	CHECK(rc == 2 && strstr(err, "'rates' takes no cgroup arguments"), "rates /a: %s", err);
+	/* watch: the old name of rates, kept for one release */
 	rc = run(out, sizeof(out), err, sizeof(err), "watch", "-n", "0.1", "-c", "1", NULL);
-	CHECK(rc == 0 && strstr(out, "dirtied="), "watch, not a tty: plain lines:\n%s", out);
+	CHECK(rc == 0 && strstr(out, "dirtied=") && !*err, "watch, the old name: as rates:\n%s%s", out, err);
 	rc = run(out, sizeof(out), err, sizeof(err), "watch", "-n", "zero", NULL);
 	CHECK(rc == 2, "watch -n zero rejected");
+	rc = run(out, sizeof(out), err, sizeof(err), "--help", NULL);
+	CHECK(rc == 0 && strstr(out, "memcg-dirty rates [-n SECONDS]") &&
+	      strstr(out, "watch: the old name of rates"), "--help names rates, and watch as its old name:\n%s", out);
 }
 
 static void test_check(void)
