@@ -32,6 +32,7 @@
 #include "probes.h"
 #include "scan.h"
 #include "shadow.h"
+#include "show.h"
 #include "watch.h"
 
 #define MD_MODE_RO	0400
@@ -410,7 +411,7 @@ DEFINE_SHOW_ATTRIBUTE(md_folios);
 
 static int md_watch_file_show(struct seq_file *m, void *v)
 {
-	md_watch_show(m);
+	md_show_watch(m);
 	return 0;
 }
 
