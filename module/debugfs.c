@@ -201,7 +201,7 @@ DEFINE_SHOW_ATTRIBUTE(md_global_check);
 static int md_events_file_show(struct seq_file *m, void *v)
 {
 	md_probes_log_missed();
-	md_events_show(m);
+	md_show_events(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_events_file);

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * How each layer's state reads in debugfs (the debugfs layer, beside
- * debugfs.c, which owns the files): the watch fills a struct and hands
- * out its records, and they are printed here, as mm/vmstat.c fills with
- * fill_contig_page_info() and prints apart.  Process context,
+ * debugfs.c, which owns the files): the watch and the anomaly log fill
+ * structs or hand out their records, and are printed here, as mm/vmstat.c
+ * fills with fill_contig_page_info() and prints apart.  Process context,
  * a debugfs reader's.  No kernel addresses: call chains are symbolized
  * (%pS).
  */
 #include <linux/cpumask.h>
 #include <linux/ktime.h>
+#include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include "anomaly.h"
 #include "show.h"
 #include "watch.h"
 
@@ -55,4 +58,50 @@ void md_show_watch(struct seq_file *m)
 	}
 out:
 	md_watch_read_end();
+}
+
+/* "events": the anomaly log, oldest first, after how many fell off its end. */
+void md_show_events(struct seq_file *m)
+{
+	struct md_anomaly_log *log;
+	unsigned long first, i;
+	char *path;
+	u64 sec;
+	u32 ns;
+	int n;
+
+	log = kmalloc(sizeof(*log), GFP_KERNEL);
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!log || !path)
+		goto out;
+	md_anomaly_log_read(log);
+
+	first = log->next > MD_EVENTS_MAX ? log->next - MD_EVENTS_MAX : 0;
+	seq_printf(m, "dropped %lu\n", first);
+	seq_puts(m, "time id path node kind probe pfn kernel ledger scan missed\n");
+	for (i = first; i < log->next; i++) {
+		struct md_anomaly *a = &log->ring[i % MD_EVENTS_MAX];
+
+		n = a->nid;
+		/* no u64 '%': 32-bit kernels have no __umoddi3 */
+		sec = div_u64_rem(a->ns, NSEC_PER_SEC, &ns);
+		seq_printf(m, "%llu.%06u %llu ", sec, ns / (u32)NSEC_PER_USEC, a->cgid);
+		if (a->cgid && md_anomaly_cgroup_path(a->cgid, path))
+			seq_escape(m, path, " \t\n\\");
+		else
+			seq_putc(m, '-');
+		if (n >= 0)
+			seq_printf(m, " %d", n);
+		else
+			seq_puts(m, " -");
+		seq_printf(m, " %s %s ", md_anomaly_names[a->kind], a->probe ?: "-");
+		if (a->pfn)
+			seq_printf(m, "%lu", a->pfn);
+		else
+			seq_putc(m, '-');
+		seq_printf(m, " %ld %ld %ld %lu\n", a->kernel, a->ledger, a->scan, a->missed);
+	}
+out:
+	kfree(path);
+	kfree(log);
 }
