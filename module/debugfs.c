@@ -404,7 +404,7 @@ DEFINE_SHOW_ATTRIBUTE(md_audit_file);
 
 static int md_folios_show(struct seq_file *m, void *v)
 {
-	return md_shadow_folios_show(m);
+	return md_show_folios(m);
 }
 
 DEFINE_SHOW_ATTRIBUTE(md_folios);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * How each layer's state reads in debugfs (the debugfs layer, beside
- * debugfs.c, which owns the files): the watch and the anomaly log fill
- * structs or hand out their records, and are printed here, as mm/vmstat.c
- * fills with fill_contig_page_info() and prints apart.  Process context,
- * a debugfs reader's.  No kernel addresses: call chains are symbolized
- * (%pS).
+ * debugfs.c, which owns the files): the watch, the anomaly log and the
+ * shadow's lists fill structs or hand out their records, and are printed
+ * here, as mm/vmstat.c fills with fill_contig_page_info() and prints
+ * apart.  Process context, a debugfs reader's.  No kernel addresses: call
+ * chains are symbolized (%pS).
  */
 #include <linux/cpumask.h>
+#include <linux/kdev_t.h>
 #include <linux/ktime.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
@@ -15,6 +16,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include "anomaly.h"
+#include "shadow.h"
 #include "show.h"
 #include "watch.h"
 
@@ -104,4 +106,37 @@ void md_show_events(struct seq_file *m)
 out:
 	kfree(path);
 	kfree(log);
+}
+
+/* One list of the shadow's, as the last scan left it. */
+static void md_show_shadow_list(struct seq_file *m, const struct md_shadow_list *list)
+{
+	const struct md_shadow_suspect *f = list->folios;
+	unsigned int i;
+
+	seq_printf(m, "%s %lu (%s, last scan)\n", list->name, list->total, list->what);
+	seq_puts(m, "id node pfn dev ino index\n");
+	for (i = 0; i < list->nr; i++)
+		seq_printf(m, "%llu %d %lu %u:%u %lu %lu\n", f[i].cgid, f[i].nid, f[i].pfn,
+			   MAJOR(f[i].dev), MINOR(f[i].dev), f[i].ino, (unsigned long)f[i].index);
+}
+
+/* "folios": the shadow's two lists, uncounted then uncleaned. */
+int md_show_folios(struct seq_file *m)
+{
+	struct md_shadow_list *copy;	/* too large for the stack */
+
+	if (!md_shadow_enabled()) {
+		seq_puts(m, "no shadow (load with track=1)\n");
+		return 0;
+	}
+	copy = kmalloc(sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	if (md_shadow_list_read(MD_SHADOW_UNCOUNTED, copy))
+		md_show_shadow_list(m, copy);
+	if (md_shadow_list_read(MD_SHADOW_UNCLEANED, copy))
+		md_show_shadow_list(m, copy);
+	kfree(copy);
+	return 0;
 }
