@@ -328,7 +328,7 @@ MD_DEFINE_SHOW_WRITE(md_control);
 
 static int md_inject_file_show(struct seq_file *m, void *v)
 {
-	md_inject_show(m);
+	md_show_inject(m);
 	return 0;
 }
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * How each layer's state reads in debugfs (the debugfs layer, beside
- * debugfs.c, which owns the files): the watch, the anomaly log and the
- * shadow's lists fill structs or hand out their records, and are printed
- * here, as mm/vmstat.c fills with fill_contig_page_info() and prints
- * apart.  Process context, a debugfs reader's.  No kernel addresses: call
- * chains are symbolized (%pS).
+ * debugfs.c, which owns the files): the watch, the anomaly log, the
+ * shadow's lists and fault injection fill structs or hand out their
+ * records, and are printed here, as mm/vmstat.c fills with
+ * fill_contig_page_info() and prints apart.  Process context, a debugfs
+ * reader's.  No kernel addresses: call chains are symbolized (%pS).
  */
 #include <linux/cpumask.h>
 #include <linux/kdev_t.h>
@@ -16,6 +16,9 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include "anomaly.h"
+#include "faults.h"
+#include "inject.h"
+#include "points.h"
 #include "shadow.h"
 #include "show.h"
 #include "watch.h"
@@ -139,4 +142,34 @@ int md_show_folios(struct seq_file *m)
 		md_show_shadow_list(m, copy);
 	kfree(copy);
 	return 0;
+}
+
+/* The fault points' half of "inject": delays, failing entries, a deaf CPU. */
+static void md_show_faults(struct seq_file *m)
+{
+	struct md_faults_state st;
+	int p;
+
+	md_faults_read(&st);
+	for (p = 0; p < MD_NR_DELAYS; p++)
+		seq_printf(m, "delay %s %lu hits %ld\n", st.delays[p].name, st.delays[p].us,
+			   st.delays[p].hits);
+	seq_printf(m, "nomem %s %ld\n", st.fail_name[0] ? st.fail_name : "-", st.fail_left);
+	seq_printf(m, "deaf %d\n", st.deaf_cpu);
+}
+
+/* "inject": what fault injection's commands set and did, then the fault points'. */
+void md_show_inject(struct seq_file *m)
+{
+	struct md_inject_state st;
+	int p;
+
+	md_inject_read(&st);
+	seq_printf(m, "replay42 %s\n", st.replay42 ? "on" : "off");
+	seq_printf(m, "replayed_pages %ld\n", st.replayed_pages);
+	seq_printf(m, "holding %d\n", st.holding);
+	for (p = 0; p < MD_NR_POINTS; p++)
+		seq_printf(m, "point %s drop %d miss %ld\n", md_point_name(p),
+			   st.points[p].drop, st.points[p].miss);
+	md_show_faults(m);
 }

@@ -11,5 +11,6 @@ struct seq_file;
 void md_show_watch(struct seq_file *m);
 void md_show_events(struct seq_file *m);
 int md_show_folios(struct seq_file *m);
+void md_show_inject(struct seq_file *m);
 
 #endif /* MEMCG_DIRTY_SHOW_H */
