@@ -2,7 +2,8 @@
 /*
  * The anomaly log behind debugfs "events": a fixed ring of the last
  * MD_EVENTS_MAX anomalies, with a count of those that fell off the end,
- * and a ratelimited pr_warn per kind.  Adding is allowed in probe handlers:
+ * and a ratelimited pr_warn per kind; copied out for debugfs to print
+ * (md_anomaly_log_read(), show.c).  Adding is allowed in probe handlers:
  * a raw spinlock, no allocation.  Paths are resolved when read, since a
  * handler cannot take the locks that naming a cgroup needs.
  */
@@ -10,13 +11,10 @@
 
 #include <linux/ktime.h>
 #include <linux/ratelimit.h>
-#include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include "compat.h"
 #include "anomaly.h"
-
-#define MD_EVENTS_MAX	256
 
 const char * const md_anomaly_names[MD_NR_ANOMALIES] = {
 	[MD_A_LEDGER_UNDERFLOW]		= "ledger_underflow",
@@ -25,17 +23,6 @@ const char * const md_anomaly_names[MD_NR_ANOMALIES] = {
 	[MD_A_PROBE_MISSED]		= "probe_missed",
 	[MD_A_MISMATCH]			= "mismatch",
 	[MD_A_CLEANED_UNCOUNTED]	= "cleaned_uncounted",
-};
-
-struct md_anomaly {
-	u64 ns;
-	u64 cgid;
-	int nid;
-	enum md_anomaly_kind kind;
-	const char *probe;
-	unsigned long pfn;
-	long kernel, ledger, scan;
-	unsigned long missed;
 };
 
 static struct md_anomaly md_ring[MD_EVENTS_MAX];
@@ -79,8 +66,23 @@ unsigned long md_anomaly_count(void)
 	return READ_ONCE(md_ring_next);
 }
 
-/* Path of the memcg with cgroup id @cgid, or "-" once it is gone. */
-static void md_cgid_path(struct seq_file *m, u64 cgid, char *buf)
+/* Into @log, the log as it is now. */
+void md_anomaly_log_read(struct md_anomaly_log *log)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&md_ring_lock, flags);
+	log->next = md_ring_next;
+	memcpy(log->ring, md_ring, sizeof(md_ring));
+	raw_spin_unlock_irqrestore(&md_ring_lock, flags);
+}
+
+/*
+ * Into @buf (PATH_MAX), the path of the memcg with cgroup id @cgid; false
+ * once it is gone.  Resolved when the log is read: a handler that logs
+ * cannot take the locks that naming a cgroup needs.
+ */
+bool md_anomaly_cgroup_path(u64 cgid, char *buf)
 {
 	struct mem_cgroup *root = md_root_memcg(), *pos = NULL;
 	bool found = false;
@@ -93,57 +95,5 @@ static void md_cgid_path(struct seq_file *m, u64 cgid, char *buf)
 		}
 	}
 	rcu_read_unlock();
-	if (found)
-		seq_escape(m, buf, " \t\n\\");
-	else
-		seq_putc(m, '-');
-}
-
-void md_events_show(struct seq_file *m)
-{
-	unsigned long next, first, i;
-	struct md_anomaly *copy;
-	unsigned long flags;
-	char *path;
-	u64 sec;
-	u32 ns;
-	int n;
-
-	copy = kmalloc_array(MD_EVENTS_MAX, sizeof(*copy), GFP_KERNEL);
-	path = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (!copy || !path)
-		goto out;
-	raw_spin_lock_irqsave(&md_ring_lock, flags);
-	next = md_ring_next;
-	memcpy(copy, md_ring, sizeof(md_ring));
-	raw_spin_unlock_irqrestore(&md_ring_lock, flags);
-
-	first = next > MD_EVENTS_MAX ? next - MD_EVENTS_MAX : 0;
-	seq_printf(m, "dropped %lu\n", first);
-	seq_puts(m, "time id path node kind probe pfn kernel ledger scan missed\n");
-	for (i = first; i < next; i++) {
-		struct md_anomaly *a = &copy[i % MD_EVENTS_MAX];
-
-		n = a->nid;
-		/* no u64 '%': 32-bit kernels have no __umoddi3 */
-		sec = div_u64_rem(a->ns, NSEC_PER_SEC, &ns);
-		seq_printf(m, "%llu.%06u %llu ", sec, ns / (u32)NSEC_PER_USEC, a->cgid);
-		if (a->cgid)
-			md_cgid_path(m, a->cgid, path);
-		else
-			seq_putc(m, '-');
-		if (n >= 0)
-			seq_printf(m, " %d", n);
-		else
-			seq_puts(m, " -");
-		seq_printf(m, " %s %s ", md_anomaly_names[a->kind], a->probe ?: "-");
-		if (a->pfn)
-			seq_printf(m, "%lu", a->pfn);
-		else
-			seq_putc(m, '-');
-		seq_printf(m, " %ld %ld %ld %lu\n", a->kernel, a->ledger, a->scan, a->missed);
-	}
-out:
-	kfree(path);
-	kfree(copy);
+	return found;
 }

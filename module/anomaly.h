@@ -8,7 +8,7 @@
 
 #include <linux/types.h>
 
-struct seq_file;
+#define MD_EVENTS_MAX	256
 
 enum md_anomaly_kind {
 	MD_A_LEDGER_UNDERFLOW,
@@ -21,11 +21,30 @@ enum md_anomaly_kind {
 };
 
 extern const char * const md_anomaly_names[MD_NR_ANOMALIES];
+
+struct md_anomaly {
+	u64 ns;
+	u64 cgid;
+	int nid;
+	enum md_anomaly_kind kind;
+	const char *probe;
+	unsigned long pfn;
+	long kernel, ledger, scan;
+	unsigned long missed;
+};
+
+/* A copy of the log: anomaly i at ring[i % MD_EVENTS_MAX], the last ones below next. */
+struct md_anomaly_log {
+	unsigned long next;		/* total ever added */
+	struct md_anomaly ring[MD_EVENTS_MAX];
+};
+
 void md_events_init(void);
 void md_anomaly(enum md_anomaly_kind kind, u64 cgid, int nid, const char *probe,
 		unsigned long pfn, long kernel, long ledger, long scan,
 		unsigned long missed);
 unsigned long md_anomaly_count(void);
-void md_events_show(struct seq_file *m);
+void md_anomaly_log_read(struct md_anomaly_log *log);
+bool md_anomaly_cgroup_path(u64 cgid, char *buf);
 
 #endif /* MEMCG_DIRTY_ANOMALY_H */

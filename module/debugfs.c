@@ -32,6 +32,7 @@
 #include "ledger.h"
 #include "scan.h"
 #include "shadow.h"
+#include "show.h"
 #include "watch.h"
 
 #define MD_MODE_RO	0400
@@ -200,7 +201,7 @@ DEFINE_SHOW_ATTRIBUTE(md_global_check);
 static int md_events_file_show(struct seq_file *m, void *v)
 {
 	md_probes_log_missed();
-	md_events_show(m);
+	md_show_events(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_events_file);
@@ -327,7 +328,7 @@ MD_DEFINE_SHOW_WRITE(md_control);
 
 static int md_inject_file_show(struct seq_file *m, void *v)
 {
-	md_inject_show(m);
+	md_show_inject(m);
 	return 0;
 }
 
@@ -414,14 +415,14 @@ DEFINE_SHOW_ATTRIBUTE(md_audit_file);
 
 static int md_folios_show(struct seq_file *m, void *v)
 {
-	return md_shadow_folios_show(m);
+	return md_show_folios(m);
 }
 
 DEFINE_SHOW_ATTRIBUTE(md_folios);
 
 static int md_watch_file_show(struct seq_file *m, void *v)
 {
-	md_watch_show(m);
+	md_show_watch(m);
 	return 0;
 }
 

@@ -11,7 +11,6 @@
 #include <linux/cgroup.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
-#include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include "compat.h"
@@ -125,14 +124,20 @@ int md_watch_deaf_set(int cpu)
 	return 0;
 }
 
-void md_faults_show(struct seq_file *m)
+/* Into @st, what is set: for debugfs "inject" (show.c). */
+void md_faults_read(struct md_faults_state *st)
 {
+	unsigned long flags;
 	int p;
 
-	for (p = 0; p < MD_NR_DELAYS; p++)
-		seq_printf(m, "delay %s %lu hits %ld\n", md_delay_points[p].name,
-			   READ_ONCE(md_delay_us[p]), atomic_long_read(&md_delay_hits[p]));
-	seq_printf(m, "nomem %s %ld\n", md_fail_name[0] ? md_fail_name : "-",
-		   READ_ONCE(md_fail_left));
-	seq_printf(m, "deaf %d\n", READ_ONCE(md_deaf_cpu));
+	for (p = 0; p < MD_NR_DELAYS; p++) {
+		st->delays[p].name = md_delay_points[p].name;
+		st->delays[p].us = READ_ONCE(md_delay_us[p]);
+		st->delays[p].hits = atomic_long_read(&md_delay_hits[p]);
+	}
+	raw_spin_lock_irqsave(&md_fail_lock, flags);
+	strscpy(st->fail_name, md_fail_name, sizeof(st->fail_name));
+	raw_spin_unlock_irqrestore(&md_fail_lock, flags);
+	st->fail_left = READ_ONCE(md_fail_left);
+	st->deaf_cpu = READ_ONCE(md_deaf_cpu);
 }

@@ -9,10 +9,10 @@
 #define MEMCG_DIRTY_FAULTS_H
 
 #include <linux/jump_label.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 
 struct mem_cgroup;
-struct seq_file;
 
 /* Where a delay can be put, each inside the window it holds open. */
 enum md_delay_point {
@@ -37,13 +37,25 @@ enum md_delay_point {
 
 DECLARE_STATIC_KEY_FALSE(md_inject_key);
 
+/* What is set, as debugfs "inject" lists it after inject.c's own. */
+struct md_faults_state {
+	struct {
+		const char *name;
+		unsigned long us;	/* the delay */
+		long hits;		/* delays served */
+	} delays[MD_NR_DELAYS];
+	char fail_name[NAME_MAX + 1];	/* the memcg whose entries fail, or "" */
+	long fail_left;			/* failures left to serve */
+	int deaf_cpu;			/* or -1 */
+};
+
 void __md_delay(enum md_delay_point p);
 bool __md_fail_entry(struct mem_cgroup *memcg);
 int md_delay_set(const char *point, unsigned long usecs);
 int md_fail_entry_set(const char *name, long n);
 bool __md_watch_deaf(int cpu);
 int md_watch_deaf_set(int cpu);
-void md_faults_show(struct seq_file *m);
+void md_faults_read(struct md_faults_state *st);
 
 /* Spin (atomic points) or sleep (process context) for the set delay. */
 static inline void md_delay(enum md_delay_point p)

@@ -31,7 +31,6 @@
 #include <linux/namei.h>
 #include <linux/nodemask.h>
 #include <linux/panic.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "compat.h"
@@ -366,17 +365,18 @@ int md_inject_command(char *cmd)
 	return -EINVAL;
 }
 
-void md_inject_show(struct seq_file *m)
+/* Into @st, what the commands set and what it did: for debugfs "inject" (show.c). */
+void md_inject_read(struct md_inject_state *st)
 {
 	int p;
 
-	seq_printf(m, "replay42 %s\n", READ_ONCE(md_replay42) ? "on" : "off");
-	seq_printf(m, "replayed_pages %ld\n", atomic_long_read(&md_replayed));
-	seq_printf(m, "holding %d\n", atomic_read(&md_holding));
-	for (p = 0; p < MD_NR_POINTS; p++)
-		seq_printf(m, "point %s drop %d miss %ld\n", md_point_name(p),
-			   atomic_read(&md_drop[p]), atomic_long_read(&md_miss[p]));
-	md_faults_show(m);
+	st->replay42 = READ_ONCE(md_replay42);
+	st->replayed_pages = atomic_long_read(&md_replayed);
+	st->holding = atomic_read(&md_holding);
+	for (p = 0; p < MD_NR_POINTS; p++) {
+		st->points[p].drop = atomic_read(&md_drop[p]);
+		st->points[p].miss = atomic_long_read(&md_miss[p]);
+	}
 }
 
 /* Put back what skew and replay did to memcgs that are still alive. */

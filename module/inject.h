@@ -2,7 +2,7 @@
 /*
  * Fault injection's hooks, free when it is off (a patched-out branch), and
  * its debugfs interface.  Included where the hooks are called (probes.c)
- * and where the file is served (debugfs.c).
+ * and where the file is served and printed (debugfs.c, show.c).
  */
 #ifndef MEMCG_DIRTY_INJECT_H
 #define MEMCG_DIRTY_INJECT_H
@@ -13,7 +13,17 @@
 #include "points.h"
 
 struct mem_cgroup;
-struct seq_file;
+
+/* What debugfs "inject" lists first; then faults.c's md_faults_state. */
+struct md_inject_state {
+	bool replay42;
+	long replayed_pages;
+	int holding;			/* folios "hold" keeps locked */
+	struct {
+		int drop;		/* hits still to drop */
+		long miss;		/* misses added to its count */
+	} points[MD_NR_POINTS];
+};
 
 bool md_inject_enabled(void);
 unsigned int md_inject_slot_shift(void);
@@ -24,7 +34,7 @@ void __md_inject_migrated(struct mem_cgroup *memcg, int nid, long pages);
 void __md_inject_memcg_offline(struct mem_cgroup *memcg);
 unsigned long md_inject_missed(enum md_point p);
 int md_inject_command(char *cmd);
-void md_inject_show(struct seq_file *m);
+void md_inject_read(struct md_inject_state *st);
 
 static inline bool md_inject_drop(enum md_point p, struct mem_cgroup *memcg)
 {

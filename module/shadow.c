@@ -43,8 +43,6 @@
 #include <linux/moduleparam.h>
 #include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
-#include <linux/seq_file.h>
-#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -72,20 +70,6 @@ MODULE_PARM_DESC(uncounted_ms, "a page dirty and uncounted this long (ms) is a b
 
 static unsigned long *md_shadow;
 static unsigned long md_shadow_base, md_shadow_pfns;	/* the pfns covered */
-
-/* A cleaning of a page whose bit was clear, to be said after a grace period. */
-struct md_shadow_suspect {
-	unsigned long pfn;
-	u64 cgid;
-	int nid;
-	const char *probe;
-	dev_t dev;
-	unsigned long ino;
-	pgoff_t index;
-	unsigned long gp;	/* get_state_synchronize_rcu() when queued */
-	unsigned long queued;	/* jiffies */
-	bool raced;		/* a dirtier set its bit since */
-};
 
 static DEFINE_RAW_SPINLOCK(md_shadow_lock);	/* the pending cleanings */
 static struct md_shadow_suspect md_shadow_pending[MD_SHADOW_PENDING];
@@ -283,18 +267,10 @@ bool md_shadow_test(struct folio *folio)
 /*
  * The folios the last page scan found dirty with their bit clear, in synced
  * memcgs: dirty pages nobody counted.  Filled by the scan (md_scan_page()),
- * settled after its last grace period, printed by debugfs "folios".  And
- * those it found clean with their bit set: counted dirty, never cleaned.
+ * settled after its last grace period, printed by debugfs "folios"
+ * (md_shadow_list_read(), show.c).  And those it found clean with their
+ * bit set: counted dirty, never cleaned.
  */
-#define MD_SHADOW_LISTED	16
-
-struct md_shadow_list {
-	const char *name, *what;	/* for debugfs */
-	unsigned int nr;		/* listed */
-	unsigned long total;		/* found */
-	struct md_shadow_suspect folios[MD_SHADOW_LISTED];
-};
-
 static struct md_shadow_list md_uncounted = {
 	.name = "uncounted",
 	.what = "dirty folios of synced memcgs the ledger never counted",
@@ -394,39 +370,22 @@ void md_shadow_scan_settle(void)
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
 }
 
-/* One list, copied under the lock into @copy (too large for the stack). */
-static void md_shadow_list_show(struct seq_file *m, const struct md_shadow_list *list,
-				struct md_shadow_list *copy)
+/*
+ * Into @copy, the last scan's list @which, copied under the lock; false
+ * without the shadow (track=0), nothing copied.
+ */
+bool md_shadow_list_read(enum md_shadow_listing which, struct md_shadow_list *copy)
 {
-	const struct md_shadow_suspect *f = copy->folios;
+	const struct md_shadow_list *list =
+		which == MD_SHADOW_UNCOUNTED ? &md_uncounted : &md_uncleaned;
 	unsigned long flags;
-	unsigned int i;
 
+	if (!md_shadow)
+		return false;
 	raw_spin_lock_irqsave(&md_shadow_lock, flags);
 	*copy = *list;
 	raw_spin_unlock_irqrestore(&md_shadow_lock, flags);
-	seq_printf(m, "%s %lu (%s, last scan)\n", copy->name, copy->total, copy->what);
-	seq_puts(m, "id node pfn dev ino index\n");
-	for (i = 0; i < copy->nr; i++)
-		seq_printf(m, "%llu %d %lu %u:%u %lu %lu\n", f[i].cgid, f[i].nid, f[i].pfn,
-			   MAJOR(f[i].dev), MINOR(f[i].dev), f[i].ino, (unsigned long)f[i].index);
-}
-
-int md_shadow_folios_show(struct seq_file *m)
-{
-	struct md_shadow_list *copy;
-
-	if (!md_shadow) {
-		seq_puts(m, "no shadow (load with track=1)\n");
-		return 0;
-	}
-	copy = kmalloc(sizeof(*copy), GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-	md_shadow_list_show(m, &md_uncounted, copy);
-	md_shadow_list_show(m, &md_uncleaned, copy);
-	kfree(copy);
-	return 0;
+	return true;
 }
 
 /*

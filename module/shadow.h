@@ -10,7 +10,6 @@
 
 struct address_space;
 struct folio;
-struct seq_file;
 
 struct md_shadow_stats {
 	unsigned long bytes;		/* the bitmap's size, 0 without track=1 */
@@ -19,6 +18,33 @@ struct md_shadow_stats {
 	unsigned long raced;		/* of them, a dirtier set the bit meanwhile */
 	unsigned long dropped;		/* of them, no room to hold them */
 };
+
+/* A cleaning of a page whose bit was clear, to be said after a grace period. */
+struct md_shadow_suspect {
+	unsigned long pfn;
+	u64 cgid;
+	int nid;
+	const char *probe;
+	dev_t dev;
+	unsigned long ino;
+	pgoff_t index;
+	unsigned long gp;	/* get_state_synchronize_rcu() when queued */
+	unsigned long queued;	/* jiffies */
+	bool raced;		/* a dirtier set its bit since */
+};
+
+#define MD_SHADOW_LISTED	16
+
+/* Folios a page scan found, as debugfs "folios" lists them. */
+struct md_shadow_list {
+	const char *name, *what;	/* for debugfs */
+	unsigned int nr;		/* listed */
+	unsigned long total;		/* found */
+	struct md_shadow_suspect folios[MD_SHADOW_LISTED];
+};
+
+/* The scan's two lists: dirty and never counted, counted and never cleaned. */
+enum md_shadow_listing { MD_SHADOW_UNCOUNTED, MD_SHADOW_UNCLEANED };
 
 int md_shadow_init(void);
 void md_shadow_exit(void);
@@ -37,6 +63,6 @@ void md_shadow_scan_begin(void);
 void md_shadow_scan_uncounted(struct folio *folio, u64 cgid);
 void md_shadow_scan_uncleaned(struct folio *folio, u64 cgid);
 void md_shadow_scan_settle(void);
-int md_shadow_folios_show(struct seq_file *m);
+bool md_shadow_list_read(enum md_shadow_listing which, struct md_shadow_list *copy);
 
 #endif /* MEMCG_DIRTY_SHADOW_H */

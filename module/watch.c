@@ -9,24 +9,13 @@
  * last hit) and saves the call chain that made it, in a ring per CPU.
  * Hardware sees every write, whatever the compiler inlined.
  *
- * A work item then finds, in each chain, the code that made the change:
- * the first frame past the stat functions themselves (md_watch_plumbing()).
- * Where that is one of the kernel's dirty-accounting functions
- * (md_watch_sites[]), the change is "accounted"; anywhere else, the counter
- * moved without any page changing state there: "outside"; where the chain
- * ends before any such frame (the unwinder lost its way), "unknown"; a
- * dead cgroup's count given to its parent, "reparented".  An accounted
- * change is also held against the state change the probes saw its task
- * begin (notes.c, md_notes_change_of()): a change by another number of
- * pages than the folio has, or of another memcg's counter than the folio's,
- * is "mismatched", the shape of the 4.3 migration bug.  So is a reparented
- * change of the watched memcg's counter by other than what the child gave
- * up on that node: the reparenting's note (notes.c) says what the child's
- * counter held at the call's entry, and the handler reads what it holds
- * when the parent's moves (md_notes_reparent_held()), while the child is
- * sure to be alive.  Outside and mismatched changes are said on the
- * console, once per call site.  "watch" in debugfs lists the last changes
- * of each CPU, symbolized (%pS).
+ * A work item then finds, in each chain, the code that made the change,
+ * and says the wrong ones on the console (watch_report.c).  For a
+ * reparenting, the note (notes.c) says what the child's counter held at
+ * the call's entry, and the handler reads what it holds when the parent's
+ * moves (md_notes_reparent_held()), while the child is sure to be alive.
+ * "watch" in debugfs lists the last changes of each CPU
+ * (md_watch_read_begin()).
  *
  * x86 has four debug registers per CPU: up to four nodes are watched, the
  * first four with memory ("watch CGROUP"), or the one the audit found apart
@@ -44,9 +33,9 @@
  * Context: the handler runs in the debug exception, like an NMI: it only
  * writes its own CPU's ring, published by a sequence count (each record
  * says its index, so that a reader lapped by the ring counts it lost),
- * and queues an irq_work.  Arming, disarming and the report sleep, under
- * md_watch_mutex, taken inside the CPU hotplug lock (cpus_read_lock(), or
- * the hotplug callbacks').
+ * and queues an irq_work.  Arming, disarming, the report and the reading
+ * sleep, under md_watch_mutex, taken inside the CPU hotplug lock
+ * (cpus_read_lock(), or the hotplug callbacks').
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -54,14 +43,11 @@
 #include <linux/cpuhotplug.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/irq_work.h>
-#include <linux/kallsyms.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/percpu.h>
 #include <linux/perf_event.h>
-#include <linux/ratelimit.h>
 #include <linux/sched/clock.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/stacktrace.h>
@@ -70,56 +56,18 @@
 #include "faults.h"
 #include "notes.h"
 #include "watch.h"
+#include "watch_report.h"
 
 #define MD_WATCH_NODES		4	/* debug registers per CPU (x86) */
-#define MD_WATCH_RECORDS	32	/* changes kept per CPU */
-#define MD_WATCH_DEPTH		8	/* frames kept per change */
 #define MD_WATCH_SAVE		24	/* frames saved, the exception's own included */
-#define MD_WATCH_SAID		32	/* call sites said on the console */
-#define MD_WATCH_LINE_FRAMES	4	/* frames in a console line */
 #define MD_WATCH_TEND		HZ	/* how often md_watch_tend_fn() looks */
-
-struct md_watch_record {
-	unsigned int seq;		/* odd while being written */
-	unsigned long index;		/* its CPU's head when written */
-	int nid;
-	long pages;
-	u64 time_ns;
-	bool paired;			/* the writer's state change is in note */
-	struct md_change_note note;
-	/* of a reparenting's note: what its child held at entry, and at the hit */
-	bool judged;
-	long child_held, child_now;
-	unsigned int depth;
-	unsigned long chain[MD_WATCH_DEPTH];	/* [0]: where the slot was written */
-};
-
-/*
- * Where a change came from: the watch file's words.  Unknown: the chain
- * ends (the unwinder lost its way, or MD_WATCH_DEPTH) before any frame
- * past the stat functions, so nothing says where.  Reparented: a dead
- * cgroup's count given to its parent (md_watch_reparenting[]).
- */
-enum md_watch_where {
-	MD_W_ACCOUNTED, MD_W_MISMATCHED, MD_W_OUTSIDE, MD_W_UNKNOWN, MD_W_REPARENTED,
-};
-
-static const char * const md_watch_where_names[] = {
-	[MD_W_ACCOUNTED]	= "accounted",
-	[MD_W_MISMATCHED]	= "mismatched",
-	[MD_W_OUTSIDE]		= "outside",
-	[MD_W_UNKNOWN]		= "unknown",
-	[MD_W_REPARENTED]	= "reparented",
-};
 
 /* Per CPU; index i of the arrays is node md_watch_nid[i]. */
 struct md_watch_cpu {
 	struct perf_event *bp[MD_WATCH_NODES];
 	long last[MD_WATCH_NODES];	/* the slot's value at the last hit */
 	bool started[MD_WATCH_NODES];	/* last[] read on this CPU, once armed */
-	unsigned long head;		/* records written */
-	unsigned long sorted;		/* of them, sorted by the report */
-	struct md_watch_record ring[MD_WATCH_RECORDS];
+	struct md_watch_ring ring;
 };
 
 static DEFINE_MUTEX(md_watch_mutex);
@@ -139,37 +87,7 @@ static unsigned long md_watch_until;		/* jiffies: then */
 static int md_watch_hp;				/* the hotplug state, or <= 0 */
 static u64 md_watch_named;			/* whose code the audit's watch named */
 static char *md_watch_path;
-static unsigned long md_watch_changes, md_watch_outside, md_watch_lost;
-static unsigned long md_watch_mismatched, md_watch_unpaired;
-static unsigned long md_watch_unknown, md_watch_reparented;
-static unsigned long md_watch_said[MD_WATCH_SAID][MD_WATCH_LINE_FRAMES];
-static unsigned int md_watch_nr_said;
-/* each call site is said once per arming: the limit is for re-armings */
-static DEFINE_RATELIMIT_STATE(md_watch_rs, 5 * HZ, MD_WATCH_SAID);
-
-/*
- * The kernel's functions that change NR_FILE_DIRTY with a page's dirty
- * state (some inline others, so callers are listed too).
- */
-static const char * const md_watch_sites[] = {
-	"folio_account_dirtied", "__folio_mark_dirty",
-	"folio_clear_dirty_for_io", "folio_account_cleaned", "__folio_cancel_dirty",
-	"folio_migrate_mapping", "__folio_migrate_mapping", "__migrate_folio",
-	"mem_cgroup_move_account",
-	/* its only caller, which Debian's 6.1 -rt build inlines it into */
-	"mem_cgroup_move_charge_pte_range",
-};
-
-/*
- * From 7.1 the offlining of a removed memcg gives its local counts to its
- * parent's per-CPU counters as it reparents its folios (7.3: the LRU and
- * slab items, and v1's LRU lists; not NR_FILE_DIRTY): the parent's counter
- * moves with its pages, no page changing state.  Right only if the child's
- * moved back by as much (md_watch_reparent_mismatch()).
- */
-static const char * const md_watch_reparenting[] = {
-	"reparent_memcg_lruvec_state_local",
-};
+static struct md_watch_tally md_watch_tally;	/* what this arming saw, sorted */
 
 static void md_watch_report_fn(struct work_struct *work);
 static DECLARE_WORK(md_watch_work, md_watch_report_fn);
@@ -203,10 +121,7 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	n = stack_trace_save(entries, ARRAY_SIZE(entries), 0);
 	for (first = 0; first < n && entries[first] != ip; first++)
 		;
-	r = &wc->ring[wc->head % MD_WATCH_RECORDS];
-	WRITE_ONCE(r->seq, r->seq + 1);
-	smp_wmb();		/* odd before the fields */
-	r->index = wc->head;
+	r = md_watch_ring_claim(&wc->ring);
 	r->nid = md_watch_nid[i];
 	r->pages = now - wc->last[i];
 	r->time_ns = local_clock();
@@ -222,226 +137,25 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 		r->depth = min_t(unsigned int, n - first, MD_WATCH_DEPTH);
 		memcpy(r->chain, entries + first, r->depth * sizeof(entries[0]));
 	}
-	smp_wmb();		/* the fields before even */
-	WRITE_ONCE(r->seq, r->seq + 1);
-	WRITE_ONCE(wc->head, wc->head + 1);
+	md_watch_ring_publish(&wc->ring, r);
 	wc->last[i] = now;
 	irq_work_queue(&md_watch_irq_work);
-}
-
-/*
- * A stable copy of @wc's record @index, or false if it is being rewritten
- * or its slot was since taken by a later record (the ring lapped).
- */
-static bool md_watch_read(const struct md_watch_cpu *wc, unsigned long index,
-			  struct md_watch_record *copy)
-{
-	const struct md_watch_record *r = &wc->ring[index % MD_WATCH_RECORDS];
-	unsigned int seq = READ_ONCE(r->seq);
-
-	if (seq & 1)
-		return false;
-	smp_rmb();		/* the sequence before the fields: md_watch_hit() */
-	*copy = *r;
-	smp_rmb();		/* the fields before the sequence again */
-	return READ_ONCE(r->seq) == seq && seq && copy->index == index;
-}
-
-/* The stat functions themselves: the frames before the code that called them. */
-static bool md_watch_plumbing(const char *fn)
-{
-	static const char * const prefixes[] = {
-		"__mod_", "mod_", "__lruvec_stat", "lruvec_stat", "memcg_stat",
-		"__memcg_stat", "__count_memcg", "memcg_rstat",
-	};
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
-		if (str_has_prefix(fn, prefixes[i]))
-			return true;
-	return false;
-}
-
-static bool md_watch_listed(const char *fn, const char * const *names, size_t nr)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		if (!strcmp(fn, names[i]))
-			return true;
-	return false;
-}
-
-/*
- * The frame of @r that made the change (past the stat functions), in
- * *@where: outside, accounted (one of the kernel's dirty-accounting
- * sites), reparented, or unknown (no such frame in the chain).  A GCC
- * clone (fn.isra.0, fn.constprop.0, fn.part.0, fn.cold) is its function.
- */
-static unsigned int md_watch_site(const struct md_watch_record *r,
-				  enum md_watch_where *where)
-{
-	char fn[KSYM_NAME_LEN], *dot;
-	unsigned int i;
-
-	for (i = 0; i < r->depth; i++) {
-		snprintf(fn, sizeof(fn), "%ps", (void *)r->chain[i]);
-		dot = strchr(fn, '.');
-		if (dot)
-			*dot = '\0';
-		if (md_watch_plumbing(fn))
-			continue;
-		if (md_watch_listed(fn, md_watch_sites, ARRAY_SIZE(md_watch_sites)))
-			*where = MD_W_ACCOUNTED;
-		else if (md_watch_listed(fn, md_watch_reparenting,
-					 ARRAY_SIZE(md_watch_reparenting)))
-			*where = MD_W_REPARENTED;
-		else
-			*where = MD_W_OUTSIDE;
-		return i;
-	}
-	*where = MD_W_UNKNOWN;
-	return 0;
-}
-
-/* Whether @r is paired with a state change of a folio (no reparenting). */
-static bool md_watch_paired(const struct md_watch_record *r)
-{
-	return r->paired && r->note.point != MD_P_REPARENT;
-}
-
-/*
- * Whether @r, made in the dirty accounting, disagrees with the state
- * change its task began: another size, or another memcg's counter.
- */
-static bool md_watch_mismatch(const struct md_watch_record *r)
-{
-	const struct md_change_note *n = &r->note;
-
-	return abs(r->pages) != n->pages ||
-	       (md_watch_cgid != n->cgid && md_watch_cgid != n->cgid2);
-}
-
-/*
- * Whether @r, made by a reparenting, gave the watched memcg other than
- * what the child gave up on that node: the child's counter, read at the
- * call's entry and at the hit (after the kernel's take from the child,
- * before its next node), must have gone down by what the parent's went
- * up.  Unjudged (the note lost, or not the parent's change): right.
- */
-static bool md_watch_reparent_mismatch(const struct md_watch_record *r)
-{
-	return r->judged && r->child_held - r->child_now != r->pages;
-}
-
-/* Where @r came from; @site: its frame that made the change. */
-static enum md_watch_where md_watch_where(const struct md_watch_record *r,
-					  unsigned int *site)
-{
-	enum md_watch_where where;
-
-	*site = md_watch_site(r, &where);
-	if (where == MD_W_REPARENTED && md_watch_reparent_mismatch(r))
-		return MD_W_MISMATCHED;
-	if (where != MD_W_ACCOUNTED)
-		return where;
-	return md_watch_paired(r) && md_watch_mismatch(r) ? MD_W_MISMATCHED :
-							    MD_W_ACCOUNTED;
-}
-
-/* Whether the line's frames (@n of them at @c) are new: each is said once. */
-static bool md_watch_new_site(const unsigned long *c, unsigned int n)
-{
-	unsigned long key[MD_WATCH_LINE_FRAMES] = { };
-	unsigned int i;
-
-	memcpy(key, c, n * sizeof(*c));
-	for (i = 0; i < md_watch_nr_said; i++)
-		if (!memcmp(md_watch_said[i], key, sizeof(key)))
-			return false;
-	if (md_watch_nr_said < MD_WATCH_SAID)
-		memcpy(md_watch_said[md_watch_nr_said++], key, sizeof(key));
-	return true;
-}
-
-/* Say an outside or mismatched change, once per call site. */
-static void md_watch_say(const struct md_watch_record *r, unsigned int site,
-			 enum md_watch_where where)
-{
-	const unsigned long *c = r->chain + site;
-	unsigned int n = min_t(unsigned int, r->depth - site, MD_WATCH_LINE_FRAMES);
-	char why[160];
-
-	if (!md_watch_new_site(c, n) || !__ratelimit(&md_watch_rs))
-		return;
-	if (where == MD_W_OUTSIDE)
-		strscpy(why, "outside the dirty accounting", sizeof(why));
-	else if (r->judged)
-		snprintf(why, sizeof(why),
-			 "in the dirty accounting, but reparenting took %ld of them from cgroup id %llu, which still holds %ld",
-			 r->child_held - r->child_now, r->note.cgid, r->child_now);
-	else
-		snprintf(why, sizeof(why),
-			 "in the dirty accounting, but the state change there is %ld page%s of cgroup id %llu (%s)",
-			 r->note.pages, r->note.pages == 1 ? "" : "s", r->note.cgid,
-			 md_point_name(r->note.point));
-	pr_warn("watch %s (id %llu) node %d: counter %+ld %s, at %pS%s%pS%s%pS%s%pS\n",
-		md_watch_path, md_watch_cgid, r->nid, r->pages, why,
-		(void *)c[0], n > 1 ? " <- " : "", n > 1 ? (void *)c[1] : NULL,
-		n > 2 ? " <- " : "", n > 2 ? (void *)c[2] : NULL,
-		n > 3 ? " <- " : "", n > 3 ? (void *)c[3] : NULL);
 }
 
 /* Sort the changes recorded since the last run; say the wrong ones. */
 static void md_watch_report_fn(struct work_struct *work)
 {
-	struct md_watch_record copy;
-	enum md_watch_where where;
-	struct md_watch_cpu *wc;
-	unsigned long head;
-	unsigned int site;
+	struct md_watch_target target;
 	int cpu;
 
 	mutex_lock(&md_watch_mutex);
 	if (!md_watch_pcpu)
 		goto out;
-	for_each_possible_cpu(cpu) {
-		wc = per_cpu_ptr(md_watch_pcpu, cpu);
-		head = READ_ONCE(wc->head);
-		if (head != wc->sorted)
-			md_delay(MD_D_WATCH);
-		if (head - wc->sorted > MD_WATCH_RECORDS) {
-			md_watch_lost += head - wc->sorted - MD_WATCH_RECORDS;
-			wc->sorted = head - MD_WATCH_RECORDS;
-		}
-		for (; wc->sorted != head; wc->sorted++) {
-			md_watch_changes++;
-			if (!md_watch_read(wc, wc->sorted, &copy)) {
-				md_watch_lost++;
-				continue;
-			}
-			where = md_watch_where(&copy, &site);
-			switch (where) {
-			case MD_W_ACCOUNTED:
-				md_watch_unpaired += !md_watch_paired(&copy);
-				continue;
-			case MD_W_UNKNOWN:
-				md_watch_unknown++;
-				continue;
-			case MD_W_REPARENTED:
-				md_watch_reparented++;
-				md_watch_unpaired += !copy.paired;
-				continue;
-			case MD_W_OUTSIDE:
-				md_watch_outside++;
-				break;
-			case MD_W_MISMATCHED:
-				md_watch_mismatched++;
-				break;
-			}
-			md_watch_say(&copy, site, where);
-		}
-	}
+	target.path = md_watch_path;
+	target.cgid = md_watch_cgid;
+	for_each_possible_cpu(cpu)
+		md_watch_report_ring(&per_cpu_ptr(md_watch_pcpu, cpu)->ring, &target,
+				     &md_watch_tally);
 out:
 	mutex_unlock(&md_watch_mutex);
 }
@@ -628,7 +342,7 @@ static void md_watch_tend_fn(struct work_struct *work)
 		goto out;
 	if (css_is_dying(&md_watch_memcg->css)) {
 		strscpy(why, "its cgroup was removed", sizeof(why));
-	} else if (md_watch_by_audit && (md_watch_outside || md_watch_mismatched)) {
+	} else if (md_watch_by_audit && (md_watch_tally.outside || md_watch_tally.mismatched)) {
 		strscpy(why, "it named the code (above)", sizeof(why));
 		md_watch_named = md_watch_cgid;
 	} else if (md_watch_limit_s && time_after_eq(jiffies, md_watch_until)) {
@@ -701,14 +415,8 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 		md_watch_nid[md_watch_nodes] = nid;
 		md_watch_slot[md_watch_nodes++] = md_kernel_dirty_slot(memcg, nid);
 	}
-	md_watch_changes = 0;
-	md_watch_outside = 0;
-	md_watch_mismatched = 0;
-	md_watch_unpaired = 0;
-	md_watch_unknown = 0;
-	md_watch_reparented = 0;
-	md_watch_lost = 0;
-	md_watch_nr_said = 0;
+	memset(&md_watch_tally, 0, sizeof(md_watch_tally));
+	md_watch_report_reset();
 	md_watch_by_audit = by_audit;
 	md_watch_limit_s = limit_s;
 	md_watch_until = jiffies + (unsigned long)limit_s * HZ;
@@ -782,57 +490,71 @@ void md_watch_exit(void)
 	md_watch_hp = 0;
 }
 
-/* The first line of the watch file: what is watched, and what was seen. */
-static void md_watch_show_header(struct seq_file *m)
+/*
+ * Begin reading the watch for its debugfs file: false when nothing is
+ * watched; otherwise what it watches and saw, in @st, and @cur before its
+ * first change.  Holds md_watch_mutex: md_watch_read_end() follows,
+ * whatever it returns.
+ */
+bool md_watch_read_begin(struct md_watch_state *st, struct md_watch_cursor *cur)
 {
-	seq_printf(m, "watching %s (id %llu) nodes %*pbl of %*pbl cpus %*pbl of %*pbl breakpoints %u armed_by %s",
-		   md_watch_path, md_watch_cgid, nodemask_pr_args(&md_watch_nodemask),
-		   nodemask_pr_args(&node_states[N_MEMORY]), cpumask_pr_args(&md_watch_cpus),
-		   cpumask_pr_args(cpu_online_mask),
-		   cpumask_weight(&md_watch_cpus) * md_watch_nodes,
-		   md_watch_by_audit ? "audit" : "control");
-	if (md_watch_limit_s)
-		seq_printf(m, " stops_in_s %ld",
-			   max(0L, (long)(md_watch_until - jiffies)) / HZ);
-	seq_printf(m, " changes %lu outside %lu mismatched %lu unpaired %lu lost %lu unknown %lu reparented %lu\n",
-		   md_watch_changes, md_watch_outside, md_watch_mismatched,
-		   md_watch_unpaired, md_watch_lost, md_watch_unknown, md_watch_reparented);
-}
-
-void md_watch_show(struct seq_file *m)
-{
-	struct md_watch_record copy;
-	enum md_watch_where where;
-	struct md_watch_cpu *wc;
-	unsigned long i, head;
-	unsigned int site, f;
-	int cpu;
-
 	flush_work(&md_watch_work);
 	mutex_lock(&md_watch_mutex);
-	if (!md_watch_pcpu) {
-		seq_puts(m, "watching nothing (control: watch CGROUP)\n");
-		goto out;
-	}
-	md_watch_show_header(m);
-	seq_puts(m, "cpu time_us node pages where chain\n");
-	for_each_possible_cpu(cpu) {
-		wc = per_cpu_ptr(md_watch_pcpu, cpu);
-		head = READ_ONCE(wc->head);
-		i = head > MD_WATCH_RECORDS ? head - MD_WATCH_RECORDS : 0;
-		for (; i != head; i++) {
-			if (!md_watch_read(wc, i, &copy))
-				continue;
-			where = md_watch_where(&copy, &site);
-			seq_printf(m, "%d %llu %d %ld %s", cpu,
-				   div_u64(copy.time_ns, NSEC_PER_USEC), copy.nid, copy.pages,
-				   md_watch_where_names[where]);
-			for (f = site; f < copy.depth; f++)
-				seq_printf(m, "%s%pS", f == site ? " " : " <- ",
-					   (void *)copy.chain[f]);
-			seq_putc(m, '\n');
+	if (!md_watch_pcpu)
+		return false;
+	st->path = md_watch_path;
+	st->cgid = md_watch_cgid;
+	st->nodes = &md_watch_nodemask;
+	st->cpus = &md_watch_cpus;
+	st->breakpoints = cpumask_weight(&md_watch_cpus) * md_watch_nodes;
+	st->by_audit = md_watch_by_audit;
+	st->limit_s = md_watch_limit_s;
+	st->stops_in_s = max(0L, (long)(md_watch_until - jiffies)) / HZ;
+	st->tally = md_watch_tally;
+	cur->cpu = -1;
+	cur->index = 0;
+	cur->head = 0;
+	return true;
+}
+
+/*
+ * The next change @cur finds in the rings, CPU by CPU, each CPU's last
+ * MD_WATCH_RECORDS oldest first, skipping those being rewritten; false
+ * past the last.
+ */
+bool md_watch_read_change(struct md_watch_cursor *cur, struct md_watch_change *c)
+{
+	struct md_watch_record copy;
+	struct md_watch_ring *ring;
+	unsigned int site;
+
+	lockdep_assert_held(&md_watch_mutex);
+	for (;;) {
+		if (cur->index == cur->head) {	/* this CPU's done: the next one's */
+			cur->cpu = cpumask_next(cur->cpu, cpu_possible_mask);
+			if (cur->cpu >= nr_cpu_ids)
+				return false;
+			ring = &per_cpu_ptr(md_watch_pcpu, cur->cpu)->ring;
+			cur->head = READ_ONCE(ring->head);
+			cur->index = cur->head > MD_WATCH_RECORDS ?
+				     cur->head - MD_WATCH_RECORDS : 0;
+			continue;
 		}
+		ring = &per_cpu_ptr(md_watch_pcpu, cur->cpu)->ring;
+		if (md_watch_ring_read(ring, cur->index++, &copy))
+			break;
 	}
-out:
+	c->cpu = cur->cpu;
+	c->time_ns = copy.time_ns;
+	c->nid = copy.nid;
+	c->pages = copy.pages;
+	c->where = md_watch_where(&copy, md_watch_cgid, &site);
+	c->nr_frames = copy.depth - site;
+	memcpy(c->frames, copy.chain + site, c->nr_frames * sizeof(c->frames[0]));
+	return true;
+}
+
+void md_watch_read_end(void)
+{
 	mutex_unlock(&md_watch_mutex);
 }

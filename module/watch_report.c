@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The watch's report (watch.c arms it): the records of its changes, and
+ * which code made each.  In each record's call chain, the code that made
+ * the change is the first frame past the stat functions themselves
+ * (md_watch_plumbing()).  Where that is one of the kernel's
+ * dirty-accounting functions (md_watch_sites[]), the change is
+ * "accounted"; anywhere else, the counter moved without any page changing
+ * state there: "outside"; where the chain ends before any such frame (the
+ * unwinder lost its way), "unknown"; a dead cgroup's count given to its
+ * parent, "reparented".  An accounted change is also held against the
+ * state change the probes saw its task begin (notes.c,
+ * md_notes_change_of()): a change by another number of pages than the
+ * folio has, or of another memcg's counter than the folio's, is
+ * "mismatched", the shape of the 4.3 migration bug.  So is a reparented
+ * change of the watched memcg's counter by other than what the child gave
+ * up on that node (md_watch_reparent_mismatch()).  Outside and mismatched
+ * changes are said on the console, once per call site.
+ *
+ * Context: the records are written in the debug exception
+ * (md_watch_ring_claim(), md_watch_ring_publish()) and read here under a
+ * sequence count; the report and the said call sites are under the
+ * watch's mutex (watch.c), in process context.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/ratelimit.h>
+#include <linux/string.h>
+#include "faults.h"
+#include "notes.h"
+#include "watch_report.h"
+
+#define MD_WATCH_SAID		32	/* call sites said on the console */
+#define MD_WATCH_LINE_FRAMES	4	/* frames in a console line */
+
+const char * const md_watch_where_names[] = {
+	[MD_W_ACCOUNTED]	= "accounted",
+	[MD_W_MISMATCHED]	= "mismatched",
+	[MD_W_OUTSIDE]		= "outside",
+	[MD_W_UNKNOWN]		= "unknown",
+	[MD_W_REPARENTED]	= "reparented",
+};
+
+static unsigned long md_watch_said[MD_WATCH_SAID][MD_WATCH_LINE_FRAMES];
+static unsigned int md_watch_nr_said;
+/* each call site is said once per arming: the limit is for re-armings */
+static DEFINE_RATELIMIT_STATE(md_watch_rs, 5 * HZ, MD_WATCH_SAID);
+
+/*
+ * The kernel's functions that change NR_FILE_DIRTY with a page's dirty
+ * state (some inline others, so callers are listed too).
+ */
+static const char * const md_watch_sites[] = {
+	"folio_account_dirtied", "__folio_mark_dirty",
+	"folio_clear_dirty_for_io", "folio_account_cleaned", "__folio_cancel_dirty",
+	"folio_migrate_mapping", "__folio_migrate_mapping", "__migrate_folio",
+	"mem_cgroup_move_account",
+	/* its only caller, which Debian's 6.1 -rt build inlines it into */
+	"mem_cgroup_move_charge_pte_range",
+};
+
+/*
+ * From 7.1 the offlining of a removed memcg gives its local counts to its
+ * parent's per-CPU counters as it reparents its folios (7.3: the LRU and
+ * slab items, and v1's LRU lists; not NR_FILE_DIRTY): the parent's counter
+ * moves with its pages, no page changing state.  Right only if the child's
+ * moved back by as much (md_watch_reparent_mismatch()).
+ */
+static const char * const md_watch_reparenting[] = {
+	"reparent_memcg_lruvec_state_local",
+};
+
+/*
+ * A stable copy of @ring's record @index, or false if it is being
+ * rewritten or its slot was since taken by a later record (the ring lapped).
+ */
+bool md_watch_ring_read(const struct md_watch_ring *ring, unsigned long index,
+			struct md_watch_record *copy)
+{
+	const struct md_watch_record *r = &ring->records[index % MD_WATCH_RECORDS];
+	unsigned int seq = READ_ONCE(r->seq);
+
+	if (seq & 1)
+		return false;
+	smp_rmb();		/* the sequence before the fields: md_watch_ring_publish() */
+	*copy = *r;
+	smp_rmb();		/* the fields before the sequence again */
+	return READ_ONCE(r->seq) == seq && seq && copy->index == index;
+}
+
+/* The stat functions themselves: the frames before the code that called them. */
+static bool md_watch_plumbing(const char *fn)
+{
+	static const char * const prefixes[] = {
+		"__mod_", "mod_", "__lruvec_stat", "lruvec_stat", "memcg_stat",
+		"__memcg_stat", "__count_memcg", "memcg_rstat",
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(prefixes); i++)
+		if (str_has_prefix(fn, prefixes[i]))
+			return true;
+	return false;
+}
+
+static bool md_watch_listed(const char *fn, const char * const *names, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (!strcmp(fn, names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The frame of @r that made the change (past the stat functions), in
+ * *@where: outside, accounted (one of the kernel's dirty-accounting
+ * sites), reparented, or unknown (no such frame in the chain).  A GCC
+ * clone (fn.isra.0, fn.constprop.0, fn.part.0, fn.cold) is its function.
+ */
+static unsigned int md_watch_site(const struct md_watch_record *r,
+				  enum md_watch_where *where)
+{
+	char fn[KSYM_NAME_LEN], *dot;
+	unsigned int i;
+
+	for (i = 0; i < r->depth; i++) {
+		snprintf(fn, sizeof(fn), "%ps", (void *)r->chain[i]);
+		dot = strchr(fn, '.');
+		if (dot)
+			*dot = '\0';
+		if (md_watch_plumbing(fn))
+			continue;
+		if (md_watch_listed(fn, md_watch_sites, ARRAY_SIZE(md_watch_sites)))
+			*where = MD_W_ACCOUNTED;
+		else if (md_watch_listed(fn, md_watch_reparenting,
+					 ARRAY_SIZE(md_watch_reparenting)))
+			*where = MD_W_REPARENTED;
+		else
+			*where = MD_W_OUTSIDE;
+		return i;
+	}
+	*where = MD_W_UNKNOWN;
+	return 0;
+}
+
+/* Whether @r is paired with a state change of a folio (no reparenting). */
+static bool md_watch_paired(const struct md_watch_record *r)
+{
+	return r->paired && r->note.point != MD_P_REPARENT;
+}
+
+/*
+ * Whether @r, made in the dirty accounting, disagrees with the state
+ * change its task began: another size, or another counter than @cgid's
+ * (the watched memcg's).
+ */
+static bool md_watch_mismatch(const struct md_watch_record *r, u64 cgid)
+{
+	const struct md_change_note *n = &r->note;
+
+	return abs(r->pages) != n->pages || (cgid != n->cgid && cgid != n->cgid2);
+}
+
+/*
+ * Whether @r, made by a reparenting, gave the watched memcg other than
+ * what the child gave up on that node: the child's counter, read at the
+ * call's entry and at the hit (after the kernel's take from the child,
+ * before its next node), must have gone down by what the parent's went
+ * up.  Unjudged (the note lost, or not the parent's change): right.
+ */
+static bool md_watch_reparent_mismatch(const struct md_watch_record *r)
+{
+	return r->judged && r->child_held - r->child_now != r->pages;
+}
+
+/*
+ * Where @r, a change of @cgid's counter, came from; @site: its frame that
+ * made the change.
+ */
+enum md_watch_where md_watch_where(const struct md_watch_record *r, u64 cgid,
+				   unsigned int *site)
+{
+	enum md_watch_where where;
+
+	*site = md_watch_site(r, &where);
+	if (where == MD_W_REPARENTED && md_watch_reparent_mismatch(r))
+		return MD_W_MISMATCHED;
+	if (where != MD_W_ACCOUNTED)
+		return where;
+	return md_watch_paired(r) && md_watch_mismatch(r, cgid) ? MD_W_MISMATCHED :
+							    MD_W_ACCOUNTED;
+}
+
+/* Whether the line's frames (@n of them at @c) are new: each is said once. */
+static bool md_watch_new_site(const unsigned long *c, unsigned int n)
+{
+	unsigned long key[MD_WATCH_LINE_FRAMES] = { };
+	unsigned int i;
+
+	memcpy(key, c, n * sizeof(*c));
+	for (i = 0; i < md_watch_nr_said; i++)
+		if (!memcmp(md_watch_said[i], key, sizeof(key)))
+			return false;
+	if (md_watch_nr_said < MD_WATCH_SAID)
+		memcpy(md_watch_said[md_watch_nr_said++], key, sizeof(key));
+	return true;
+}
+
+/* Say an outside or mismatched change, once per call site. */
+static void md_watch_say(const struct md_watch_record *r, unsigned int site,
+			 enum md_watch_where where, const struct md_watch_target *target)
+{
+	const unsigned long *c = r->chain + site;
+	unsigned int n = min_t(unsigned int, r->depth - site, MD_WATCH_LINE_FRAMES);
+	char why[160];
+
+	if (!md_watch_new_site(c, n) || !__ratelimit(&md_watch_rs))
+		return;
+	if (where == MD_W_OUTSIDE)
+		strscpy(why, "outside the dirty accounting", sizeof(why));
+	else if (r->judged)
+		snprintf(why, sizeof(why),
+			 "in the dirty accounting, but reparenting took %ld of them from cgroup id %llu, which still holds %ld",
+			 r->child_held - r->child_now, r->note.cgid, r->child_now);
+	else
+		snprintf(why, sizeof(why),
+			 "in the dirty accounting, but the state change there is %ld page%s of cgroup id %llu (%s)",
+			 r->note.pages, r->note.pages == 1 ? "" : "s", r->note.cgid,
+			 md_point_name(r->note.point));
+	pr_warn("watch %s (id %llu) node %d: counter %+ld %s, at %pS%s%pS%s%pS%s%pS\n",
+		target->path, target->cgid, r->nid, r->pages, why,
+		(void *)c[0], n > 1 ? " <- " : "", n > 1 ? (void *)c[1] : NULL,
+		n > 2 ? " <- " : "", n > 2 ? (void *)c[2] : NULL,
+		n > 3 ? " <- " : "", n > 3 ? (void *)c[3] : NULL);
+}
+
+/* At each arming: every call site may be said again. */
+void md_watch_report_reset(void)
+{
+	md_watch_nr_said = 0;
+}
+
+/*
+ * Sort the changes recorded in @ring since the last run into @tally, a
+ * watch of @target; say the wrong ones.
+ */
+void md_watch_report_ring(struct md_watch_ring *ring,
+			  const struct md_watch_target *target,
+			  struct md_watch_tally *tally)
+{
+	unsigned long head = READ_ONCE(ring->head);
+	struct md_watch_record copy;
+	enum md_watch_where where;
+	unsigned int site;
+
+	if (head != ring->sorted)
+		md_delay(MD_D_WATCH);
+	if (head - ring->sorted > MD_WATCH_RECORDS) {
+		tally->lost += head - ring->sorted - MD_WATCH_RECORDS;
+		ring->sorted = head - MD_WATCH_RECORDS;
+	}
+	for (; ring->sorted != head; ring->sorted++) {
+		tally->changes++;
+		if (!md_watch_ring_read(ring, ring->sorted, &copy)) {
+			tally->lost++;
+			continue;
+		}
+		where = md_watch_where(&copy, target->cgid, &site);
+		switch (where) {
+		case MD_W_ACCOUNTED:
+			tally->unpaired += !md_watch_paired(&copy);
+			continue;
+		case MD_W_UNKNOWN:
+			tally->unknown++;
+			continue;
+		case MD_W_REPARENTED:
+			tally->reparented++;
+			tally->unpaired += !copy.paired;
+			continue;
+		case MD_W_OUTSIDE:
+			tally->outside++;
+			break;
+		case MD_W_MISMATCHED:
+			tally->mismatched++;
+			break;
+		}
+		md_watch_say(&copy, site, where, target);
+	}
+}
