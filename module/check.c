@@ -90,7 +90,7 @@ void md_check_ref_all(void)
 	lockdep_assert_held(&md_mutex);
 	md_ledger_list_fresh();
 	list_for_each_entry(e, &md_entries, node)
-		e->seq_ref = md_entry_seq(e);
+		md_scan_ref(e, md_entry_seq(e));
 	synchronize_rcu();
 }
 
@@ -140,11 +140,11 @@ static bool md_unit_init(struct md_unit *u, struct md_entry *e, struct mem_cgrou
 static void md_unit_add(struct md_unit *u, struct md_entry *e)
 {
 	u->seq += md_entry_seq(e);
-	u->seq0 += e->seq0;
-	u->seq_ref += e->seq_ref;
+	u->seq0 += e->scan.seq0;
+	u->seq_ref += e->scan.seq_ref;
 	u->inflight += md_entry_inflight(e);
-	u->scan_busy += e->scan_busy;
-	u->scan_valid &= e->scan_valid;
+	u->scan_busy += e->scan.busy;
+	u->scan_valid &= e->scan.valid;
 	u->synced &= READ_ONCE(e->synced);
 }
 
@@ -184,7 +184,7 @@ static void md_unit_node_read(struct md_unit *u, int nid, long *k, long *l, long
 
 	*k = md_kernel_dirty_node(u->root, nid) + md_entry_carried_kernel(u->e, nid);
 	*l = md_entry_dirty_may_sleep(u->e, nid) + md_entry_carried_ledger(u->e, nid);
-	*s = u->e->scan[nid];
+	*s = u->e->scan.dirty[nid];
 	if (!u->members)
 		return;
 	rcu_read_lock();
@@ -195,7 +195,7 @@ static void md_unit_node_read(struct md_unit *u, int nid, long *k, long *l, long
 			continue;
 		*k += md_entry_carried_kernel(e, nid);
 		*l += md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
-		*s += e->scan[nid];
+		*s += e->scan.dirty[nid];
 	}
 	rcu_read_unlock();
 }
@@ -262,7 +262,7 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		    u.seq0 != u.seq) {
 			md_scan();
 		} else {
-			u.e->seq_ref = u.seq;
+			md_scan_ref(u.e, u.seq);
 			synchronize_rcu();
 		}
 		md_unit_meta(&u);
@@ -393,9 +393,9 @@ static void md_check_log(struct md_entry *e, struct md_check *c)
 {
 	enum md_anomaly_kind kind;
 
-	if (c->verdict == e->last_verdict)
+	if (c->verdict == e->check.last_verdict)
 		return;
-	e->last_verdict = c->verdict;
+	e->check.last_verdict = c->verdict;
 	if (c->verdict == MD_UNDERFLOW)
 		kind = c->suspect == MD_VIEW_LEDGER || (c->ledger < 0 && c->kernel >= 0) ?
 			MD_A_LEDGER_UNDERFLOW : MD_A_KERNEL_NEGATIVE;

@@ -467,12 +467,12 @@ static void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
 	if (memcg == md_root_memcg()) {
 		dir = md_cgroups_dir;
 	} else {
-		if (!parent || !parent->dir)
+		if (!parent || !parent->fs.dir)
 			return;
 		name = md_dir_name(memcg, e->cgid);
 		if (!name)
 			return;
-		dir = debugfs_create_dir(name, parent->dir);
+		dir = debugfs_create_dir(name, parent->fs.dir);
 		if (IS_ERR(dir)) {
 			pr_warn_ratelimited("cannot create cgroups/.../%s for cgroup %llu: %ld\n",
 					    name, e->cgid, PTR_ERR(dir));
@@ -480,11 +480,11 @@ static void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
 			return;
 		}
 		kfree(name);
-		e->renamed = css_is_dying(&memcg->css);
+		e->fs.renamed = css_is_dying(&memcg->css);
 	}
 	debugfs_create_file("stat", MD_MODE_RO, dir, e, &md_stat_fops);
 	debugfs_create_file("check", MD_MODE_RO, dir, e, &md_check_file_fops);
-	e->dir = dir;
+	e->fs.dir = dir;
 }
 
 static void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
@@ -493,17 +493,17 @@ static void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
 	char *name;
 	int ret;
 
-	if (!parent || !parent->dir)
+	if (!parent || !parent->fs.dir)
 		return;
 	name = md_dir_name(memcg, e->cgid);
 	if (!name)
 		return;
-	ret = md_debugfs_rename(e->dir, name);
+	ret = md_debugfs_rename(e->fs.dir, name);
 	if (ret)
 		pr_warn_ratelimited("cannot rename dying cgroup %llu to %s: %d\n",
 				    e->cgid, name, ret);
 	else
-		e->renamed = true;
+		e->fs.renamed = true;
 	kfree(name);
 }
 
@@ -567,9 +567,9 @@ static void md_reconcile(bool work)
 			all = false;
 			continue;
 		}
-		if (!e->dir)
+		if (!e->fs.dir)
 			md_debugfs_entry_dir(e, md_parent_entry(pos), pos);
-		else if (!e->renamed && css_is_dying(&pos->css))
+		else if (!e->fs.renamed && css_is_dying(&pos->css))
 			md_debugfs_entry_rename(e, md_parent_entry(pos), pos);
 	}
 	if (all)
@@ -581,7 +581,7 @@ static void md_reconcile(bool work)
 		md_delay(MD_D_REMOVE);
 	/* oldest first: a child's directory goes before its parent's */
 	llist_for_each_entry(e, dead, dead_link)
-		debugfs_remove(e->dir);	/* waits for the stat readers */
+		debugfs_remove(e->fs.dir);	/* waits for the stat readers */
 	mutex_unlock(&md_reconcile_mutex);
 	md_ledger_free_dead(dead);
 }

@@ -85,7 +85,7 @@ static atomic_long_t md_entries_allocated;
 static struct work_struct *md_change_work;
 static bool md_stopping;
 
-/* The per-node arrays of an entry: base, scan, injected, carried_* */
+/* The per-node arrays of an entry: base, scan.dirty, inject.skew, carried_* */
 #define MD_ENTRY_ARRAYS	5
 
 static struct md_entry *md_entry_alloc(void)
@@ -96,8 +96,8 @@ static struct md_entry *md_entry_alloc(void)
 	if (!e)
 		return NULL;
 	e->base = e->arrays;
-	e->scan = e->arrays + nr_node_ids;
-	e->injected = (atomic_long_t *)(e->arrays + 2 * nr_node_ids);
+	e->scan.dirty = e->arrays + nr_node_ids;
+	e->inject.skew = (atomic_long_t *)(e->arrays + 2 * nr_node_ids);
 	e->carried_kernel = (atomic_long_t *)(e->arrays + 3 * nr_node_ids);
 	e->carried_ledger = (atomic_long_t *)(e->arrays + 4 * nr_node_ids);
 	e->pcpu = __alloc_percpu(struct_size(e->pcpu, dirty, nr_node_ids),

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The dirty ledger: one entry per memcg, per node, kept from the probes.
- * It knows nothing of debugfs or of the scan: those ask it for entries.
+ * Each entry carries a sub-struct for each higher layer that keeps state
+ * per memcg (the scan, the checks, the audit, fault injection, debugfs):
+ * the ledger allocates and frees them with the entry but never reads them.
+ * Those layers ask it for entries.
  */
 #ifndef MEMCG_DIRTY_LEDGER_H
 #define MEMCG_DIRTY_LEDGER_H
@@ -38,6 +41,49 @@ struct md_pcpu {
 	long dirty[];		/* pages, indexed by node id, nr_node_ids long */
 };
 
+/* scan.c's, under md_mutex: the last page scan and the resync's waiting */
+struct md_entry_scan {
+	long *dirty;			/* per node: pages the last scan found */
+	bool valid;			/* no event of ours during the last scan */
+	long busy;			/* pages the scan found locked: not counted */
+	long seq0;			/* event sequence before the last scan */
+	/*
+	 * a sequence read before an RCU grace period, the checks' reference:
+	 * set by md_scan() and md_scan_ref() only
+	 */
+	long seq_ref;
+	u64 apart_ns;			/* since when scan, kernel apart at resyncs */
+	long apart;			/* by how many pages (md_resync_apart()) */
+};
+
+/* check.c's, under md_mutex */
+struct md_entry_check {
+	int last_verdict;		/* enum md_verdict, to log changes once */
+};
+
+/* audit.c's, under md_mutex */
+struct md_entry_audit {
+	unsigned int strikes;		/* audits in a row that found kernel, ledger apart */
+	long gap;			/* kernel - ledger at the last escalation */
+	unsigned int pending;		/* its bad verdict (bit), to be found again */
+	unsigned int printed;		/* verdicts (bits) printed on the console */
+	unsigned int warned;		/* verdicts (bits) raised as a WARN */
+};
+
+/* inject.c's, atomic, changed under its md_skew_lock */
+struct md_entry_inject {
+	atomic_long_t *skew;		/* per node: the kernel counter's skew */
+};
+
+/*
+ * debugfs.c's, under md_mutex; a dead entry's, once taken
+ * (md_ledger_take_dead()), under debugfs.c's reconcile until it is freed
+ */
+struct md_entry_fs {
+	struct dentry *dir;		/* cgroups/... directory, or NULL */
+	bool renamed;			/* dir renamed to NAME@ID once dying */
+};
+
 /*
  * One ledger entry per memcg the module has seen.  Keyed by the memcg
  * pointer, which cannot be reused before the kernel frees the memcg, and we
@@ -51,38 +97,18 @@ struct md_entry {
 	struct llist_node dead_link;	/* on md_dead once the memcg is freed */
 	struct mem_cgroup *memcg;	/* only while !dead */
 	u64 cgid;
-	bool dead;			/* memcg freed: unhashed, dir going */
+	bool dead;			/* memcg freed: unhashed, going */
 	/*
 	 * False while the ledger's starting point is unknown: the memcg
 	 * existed when the module loaded and may have had dirty pages then.
 	 * md_resync() sets base[] from a quiescent scan.
 	 */
 	bool synced;
-	/* the page scan's (scan.c, under md_mutex) */
-	bool scan_valid;		/* no event of ours during the last scan */
-	long scan_busy;			/* pages the scan found locked: not counted */
-	long seq0;			/* event sequence before the last scan */
-	u64 resync_apart_ns;		/* since when scan, kernel apart at resyncs */
-	long resync_apart;		/* by how many pages (md_resync_apart()) */
-	/* check.c's: a sequence read before an RCU grace period */
-	long seq_ref;
 	/* pages in return probes' windows (md_inflight_begin()) */
 	atomic_long_t inflight;
 	atomic_long_t unsyncs;		/* md_entry_unsync() calls */
-	int last_verdict;		/* check.c: enum md_verdict, to log changes once */
-	/* audit.c's, under md_mutex */
-	unsigned int audit_strikes;	/* audits in a row that found kernel, ledger apart */
-	long audit_gap;			/* kernel - ledger at the last escalation */
-	unsigned int audit_pending;	/* its bad verdict (bit), to be found again */
-	unsigned int audit_printed;	/* verdicts (bits) printed on the console */
-	unsigned int audit_warned;	/* verdicts (bits) raised as a WARN */
-	/* debugfs.c's, under md_mutex */
-	struct dentry *dir;		/* cgroups/... directory, or NULL */
-	bool renamed;			/* dir renamed to NAME@ID once dying */
 	struct md_pcpu __percpu *pcpu;
 	long *base;			/* per node: dirty pages before the events */
-	long *scan;			/* per node: last page scan (md_mutex) */
-	atomic_long_t *injected;	/* per node: fault injection's skew */
 	/*
 	 * Per node, where the kernel reparents (MD_KERNEL_REPARENTS): what
 	 * was carried in from released descendants (their folios count here
@@ -91,7 +117,13 @@ struct md_entry {
 	 */
 	atomic_long_t *carried_kernel;
 	atomic_long_t *carried_ledger;
-	long arrays[];			/* base, scan, injected, carried_* */
+	/* the higher layers' state (above): the ledger never reads it */
+	struct md_entry_scan scan;
+	struct md_entry_check check;
+	struct md_entry_audit audit;
+	struct md_entry_inject inject;
+	struct md_entry_fs fs;
+	long arrays[];			/* base, scan.dirty, inject.skew, carried_* */
 };
 
 /* md_entries, and every entry's fields marked md_mutex */
