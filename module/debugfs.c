@@ -32,6 +32,7 @@
 #include "probes.h"
 #include "scan.h"
 #include "shadow.h"
+#include "unit.h"
 #include "watch.h"
 
 #define MD_MODE_RO	0400
@@ -66,36 +67,31 @@ static struct dentry *md_cgroups_dir;
 static bool md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
 			     long *kernel)
 {
+	struct md_unit_walk w;
 	struct mem_cgroup *pos;
-	unsigned int carry_seq;
 	struct md_entry *e;
-	int nid, tries = 0;
+	int nid;
 
-retry:
-	carry_seq = md_carry_begin();
-	md_delay(MD_D_CARRY_READ);
-	*ledger = 0;
-	*kernel = 0;
-	pos = NULL;
-	rcu_read_lock();
-	while ((pos = md_memcg_next(pos, memcg))) {
-		e = md_entry_lookup(pos);
-		for_each_node(nid) {
-			if (e) {	/* and what freed descendants left */
-				*ledger += md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
-				*kernel += md_entry_carried_kernel(e, nid);
+	md_unit_walk_begin(&w, memcg, MD_UNIT_SUBTREE);
+	do {
+		md_delay(MD_D_CARRY_READ);
+		*ledger = 0;
+		*kernel = 0;
+		rcu_read_lock();
+		while ((pos = md_unit_walk_next(&w))) {
+			e = md_entry_lookup(pos);
+			for_each_node(nid) {
+				if (e) {	/* and what freed descendants left */
+					*ledger += md_entry_dirty(e, nid) +
+						   md_entry_carried_ledger(e, nid);
+					*kernel += md_entry_carried_kernel(e, nid);
+				}
+				*kernel += md_kernel_dirty_node(pos, nid);
 			}
-			*kernel += md_kernel_dirty_node(pos, nid);
 		}
-	}
-	rcu_read_unlock();
-	if (!md_carry_retry(carry_seq))
-		return true;
-	if (++tries < MD_CARRY_TRIES) {
-		cond_resched();
-		goto retry;
-	}
-	return false;
+		rcu_read_unlock();
+	} while (md_unit_walk_again(&w));
+	return w.settled;
 }
 
 static int md_stat_show(struct seq_file *m, void *v)

@@ -21,6 +21,7 @@
 #include "compat.h"
 #include "faults.h"
 #include "ledger.h"
+#include "unit.h"
 
 const char * const md_event_names[MD_NR_EVENTS] = {
 	[MD_DIRTIED]		= "dirtied",
@@ -38,13 +39,7 @@ const char * const md_event_names[MD_NR_EVENTS] = {
 
 static struct hlist_head md_hash[1 << MD_HASH_BITS];
 /* Protects md_hash and md_pool changes and entry->dead; taken in probes. */
-static DEFINE_RAW_SPINLOCK(md_hash_lock);
-/*
- * Bumped around each md_carry(), which moves values from one entry to
- * another: a reader summing both could see them on neither or on both.
- */
-static seqcount_raw_spinlock_t md_carry_seq =
-	SEQCNT_RAW_SPINLOCK_ZERO(md_carry_seq, &md_hash_lock);
+DEFINE_RAW_SPINLOCK(md_hash_lock);
 static LIST_HEAD(md_pool);
 static unsigned int md_pool_count;
 static LLIST_HEAD(md_fresh);
@@ -369,16 +364,6 @@ long md_entry_dirty(struct md_entry *e, int nid)
 	return READ_ONCE(e->base[nid]) + md_entry_events_dirty(e, nid);
 }
 
-long md_entry_carried_kernel(struct md_entry *e, int nid)
-{
-	return atomic_long_read(&e->carried_kernel[nid]);
-}
-
-long md_entry_carried_ledger(struct md_entry *e, int nid)
-{
-	return atomic_long_read(&e->carried_ledger[nid]);
-}
-
 long md_entry_events_dirty(struct md_entry *e, int nid)
 {
 	return md_sum_cpus(&e->pcpu->dirty[nid]);
@@ -467,68 +452,6 @@ struct mem_cgroup *md_entry_pin(struct md_entry *e)
 		memcg = e->memcg;
 	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
 	return memcg;
-}
-
-/*
- * Where the kernel reparents, a dying memcg's folios already count in its
- * parent's stats, and its own counters vanish when it is freed (the
- * kernel folds them into the parent's hierarchical stats only).  So what
- * @e holds, the kernel's and the ledger's values of @memcg and what was
- * carried into @e, goes on in its parent's entry, and leaves @e: the
- * views keep summing to the same.  The release moves it all, right
- * before the kernel unlinks @memcg from its parent's children (where the
- * checks find a unit's members); the free moves whatever came after,
- * from updates that were in flight (normally nothing).
- */
-static void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
-{
-	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
-	struct md_entry *pe = parent ? md_entry_lookup(parent) : NULL;
-	long kernel, ledger;
-	int nid;
-
-	lockdep_assert_held(&md_hash_lock);
-	if (!pe)
-		return;		/* the parent has no entry: it starts unsynced */
-	write_seqcount_begin(&md_carry_seq);
-	for_each_node(nid) {
-		kernel = md_kernel_dirty_node(memcg, nid) + md_entry_carried_kernel(e, nid);
-		ledger = md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
-		atomic_long_add(kernel, &pe->carried_kernel[nid]);
-		atomic_long_sub(kernel, &e->carried_kernel[nid]);
-		atomic_long_add(ledger, &pe->carried_ledger[nid]);
-		atomic_long_sub(ledger, &e->carried_ledger[nid]);
-	}
-	write_seqcount_end(&md_carry_seq);
-}
-
-/*
- * Add @pages (per node) to what @e carries on the kernel's side: the
- * offset a resync finds in the kernel's counters (scan.c).  Readers of
- * carried values retry as for a carry.
- */
-void md_entry_carry_offset(struct md_entry *e, const long *pages)
-{
-	unsigned long flags;
-	int nid;
-
-	raw_spin_lock_irqsave(&md_hash_lock, flags);
-	write_seqcount_begin(&md_carry_seq);
-	for_each_node(nid)
-		atomic_long_add(pages[nid], &e->carried_kernel[nid]);
-	write_seqcount_end(&md_carry_seq);
-	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
-}
-
-/* For readers that sum entries a carry moves between: retry if one ran. */
-unsigned int md_carry_begin(void)
-{
-	return read_seqcount_begin(&md_carry_seq);
-}
-
-bool md_carry_retry(unsigned int seq)
-{
-	return read_seqcount_retry(&md_carry_seq, seq);
 }
 
 /* Probe on the css release (MD_KERNEL_REPARENTS only): see md_carry(). */

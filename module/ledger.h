@@ -15,6 +15,7 @@
 #include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct dentry;
@@ -113,7 +114,7 @@ struct md_entry {
 	 * Per node, where the kernel reparents (MD_KERNEL_REPARENTS): what
 	 * was carried in from released descendants (their folios count here
 	 * now), less what this memcg handed on to its parent once released
-	 * itself; md_carry().
+	 * itself; md_carry() (unit.c).
 	 */
 	atomic_long_t *carried_kernel;
 	atomic_long_t *carried_ledger;
@@ -125,6 +126,12 @@ struct md_entry {
 	struct md_entry_fs fs;
 	long arrays[];			/* base, scan.dirty, inject.skew, carried_* */
 };
+
+/*
+ * The ledger layer's own (ledger.c, unit.c): md_hash, the pool, entries'
+ * dead flag and the carries; taken in probes.
+ */
+extern raw_spinlock_t md_hash_lock;
 
 /* md_entries, and every entry's fields marked md_mutex */
 extern struct mutex md_mutex;
@@ -152,15 +159,6 @@ void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
 void md_account_uncharged(long pages);
 void md_memcg_released(struct mem_cgroup *memcg);
 void md_memcg_freed(struct mem_cgroup *memcg);
-void md_entry_carry_offset(struct md_entry *e, const long *pages);
-unsigned int md_carry_begin(void);
-bool md_carry_retry(unsigned int seq);
-/*
- * How often a reader sums again because a carry ran through its sum: any
- * release anywhere moves the sequence, so under release churn a long sum
- * could retry for ever.  Past this many reads it gives up, and says so.
- */
-#define MD_CARRY_TRIES	8
 void md_memcg_changed(void);
 
 struct md_entry *md_entry_lookup(struct mem_cgroup *memcg);
@@ -171,8 +169,6 @@ struct llist_node *md_ledger_take_dead(void);
 void md_ledger_free_dead(struct llist_node *dead);
 
 long md_entry_dirty(struct md_entry *e, int nid);
-long md_entry_carried_kernel(struct md_entry *e, int nid);
-long md_entry_carried_ledger(struct md_entry *e, int nid);
 long md_entry_events_dirty(struct md_entry *e, int nid);
 long md_entry_dirty_may_sleep(struct md_entry *e, int nid);
 long md_entry_event(struct md_entry *e, enum md_event ev);

@@ -31,6 +31,7 @@
 #include "ledger.h"
 #include "scan.h"
 #include "shadow.h"
+#include "unit.h"
 
 struct md_scan_info md_last_scan;
 
@@ -418,36 +419,29 @@ void md_scan_ref(struct md_entry *e, long seq)
 static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg,
 				    long *offset)
 {
+	struct md_unit_walk w;
 	struct mem_cgroup *pos;
-	unsigned int carry_seq;
 	struct md_entry *m;
-	int nid, tries = 0;
+	int nid;
 
-retry:
-	carry_seq = md_carry_begin();
-	for_each_node(nid)
-		offset[nid] = e->scan.dirty[nid] - md_kernel_dirty_node(memcg, nid) -
-			      md_entry_carried_kernel(e, nid);
-	pos = NULL;
-	rcu_read_lock();
-	while ((pos = md_memcg_next(pos, memcg))) {
-		if (pos == memcg || !css_is_dying(&pos->css) || md_unit_root(pos) != memcg)
-			continue;
-		m = md_entry_lookup(pos);
-		for_each_node(nid) {
-			offset[nid] -= md_kernel_dirty_node(pos, nid);
-			if (m)
-				offset[nid] += m->scan.dirty[nid] - md_entry_carried_kernel(m, nid);
+	md_unit_walk_begin(&w, memcg, MD_UNIT_MEMBERS);
+	do {
+		for_each_node(nid)
+			offset[nid] = e->scan.dirty[nid] - md_kernel_dirty_node(memcg, nid) -
+				      md_entry_carried_kernel(e, nid);
+		rcu_read_lock();
+		while ((pos = md_unit_walk_next(&w))) {
+			m = md_entry_lookup(pos);
+			for_each_node(nid) {
+				offset[nid] -= md_kernel_dirty_node(pos, nid);
+				if (m)
+					offset[nid] += m->scan.dirty[nid] -
+						       md_entry_carried_kernel(m, nid);
+			}
 		}
-	}
-	rcu_read_unlock();
-	if (!md_carry_retry(carry_seq))
-		return true;
-	if (++tries < MD_CARRY_TRIES) {
-		cond_resched();
-		goto retry;
-	}
-	return false;
+		rcu_read_unlock();
+	} while (md_unit_walk_again(&w));
+	return w.settled;
 }
 
 /*
