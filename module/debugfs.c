@@ -3,9 +3,10 @@
  * /sys/kernel/debug/memcg_dirty/: version, probes, summary, check, events,
  * control, inject, audit, watch, folios, and cgroups/, a mirror of the
  * memory cgroup hierarchy with a stat and a check file per memcg.  This
- * file owns every dentry: the ledger hands over new and dead entries, and
- * directories of dead ones are removed after md_mutex is dropped (as
- * mm/shrinker_debug.c does), by one reconcile at a time.
+ * file owns every dentry and nothing else: the ledger's walk
+ * (md_ledger_walk_*()) does the upkeep of the entries and hands over each
+ * memcg's entry, then the dead ones, whose directories are removed after
+ * md_mutex is dropped (as mm/shrinker_debug.c does), one walk at a time.
  * Everything is computed elsewhere and printed here.  All files are
  * root-only; no kernel addresses are printed.
  */
@@ -521,65 +522,40 @@ static struct md_entry *md_parent_entry(struct mem_cgroup *memcg)
 }
 
 /*
- * One reconcile at a time, from taking the dead entries to removing their
- * directories.  Dead entries are taken child before parent (a memcg is
- * freed before its parent), but two reconciles that each took some would
- * remove unordered: one that took a parent removes its directory
- * recursively, freeing the dentry of a child that another one took and
- * is about to remove.  Serialised, a child's directory is always gone
- * before its parent's removal starts.  Taken before md_mutex.  It cannot
- * deadlock: debugfs_remove() under it waits for readers of the dead
- * entries' stat and check files, which take md_mutex only (dropped by
- * then); the one reader that reconciles, a summary open, is never
- * removed here; and md_debugfs_stop()'s cancel_work_sync() waits for a
- * work that may wait for a summary open, which holds a module reference,
- * so it is over before an unload begins.
- */
-static DEFINE_MUTEX(md_reconcile_mutex);
-
-/*
  * Bring cgroups/ in line with the memory cgroup hierarchy: a directory for
  * every memcg (dying ones renamed NAME@ID), none for freed ones.  Process
- * context: the change work (@work), a summary reader, the load.  A walk
- * that gives every memcg an entry also settles the events lost before it
- * began.
+ * context: the change work (@work), a summary reader, the load.
+ *
+ * The ledger's walk keeps one walk at a time from taking the dead entries
+ * to freeing them, so a child's directory is always gone before its
+ * parent's (recursive) removal starts.  It cannot deadlock:
+ * debugfs_remove() in the walk waits for readers of the dead entries'
+ * stat and check files, which take md_mutex only (dropped by then); the
+ * one reader that reconciles, a summary open, is never removed here; and
+ * md_debugfs_stop()'s cancel_work_sync() waits for a work that may wait
+ * for a summary open, which holds a module reference, so it is over
+ * before an unload begins.
  */
 static void md_reconcile(bool work)
 {
-	struct mem_cgroup *pos = NULL;
-	struct llist_node *dead;
+	struct md_ledger_walk w;
 	struct md_entry *e;
-	bool all = true;
-	long lost_gen;
 
-	md_ledger_refill();
-	mutex_lock(&md_reconcile_mutex);
-	mutex_lock(&md_mutex);
-	dead = md_ledger_take_dead();
-	lost_gen = md_lost_gen_read();
-	while ((pos = md_memcg_walk(pos))) {
-		e = md_entry_get(pos, GFP_KERNEL);
-		if (!e) {
-			all = false;
-			continue;
-		}
+	md_ledger_walk_begin(&w);
+	while ((e = md_ledger_walk_next(&w))) {
 		if (!e->fs.dir)
-			md_debugfs_entry_dir(e, md_parent_entry(pos), pos);
-		else if (!e->fs.renamed && css_is_dying(&pos->css))
-			md_debugfs_entry_rename(e, md_parent_entry(pos), pos);
+			md_debugfs_entry_dir(e, md_parent_entry(w.pos), w.pos);
+		else if (!e->fs.renamed && css_is_dying(&w.pos->css))
+			md_debugfs_entry_rename(e, md_parent_entry(w.pos), w.pos);
 	}
-	if (all)
-		md_lost_settle(lost_gen);
-	md_ledger_list_fresh();
-	mutex_unlock(&md_mutex);
+	md_ledger_walk_unlock(&w);
 
-	if (work && dead)
+	if (work && w.dead)
 		md_delay(MD_D_REMOVE);
 	/* oldest first: a child's directory goes before its parent's */
-	llist_for_each_entry(e, dead, dead_link)
+	while ((e = md_ledger_walk_dead(&w)))
 		debugfs_remove(e->fs.dir);	/* waits for the stat readers */
-	mutex_unlock(&md_reconcile_mutex);
-	md_ledger_free_dead(dead);
+	md_ledger_walk_end(&w);
 }
 
 void md_debugfs_reconcile(void)

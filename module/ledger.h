@@ -4,12 +4,13 @@
  * Each entry carries a sub-struct for each higher layer that keeps state
  * per memcg (the scan, the checks, the audit, fault injection, debugfs):
  * the ledger allocates and frees them with the entry but never reads them.
- * Those layers ask it for entries.
+ * Those layers ask it for entries (md_entry_get(), md_ledger_walk_*()).
  */
 #ifndef MEMCG_DIRTY_LEDGER_H
 #define MEMCG_DIRTY_LEDGER_H
 
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -35,6 +36,17 @@ enum md_event {
 };
 
 extern const char * const md_event_names[MD_NR_EVENTS];
+
+/* A per-CPU counter's value: the sum of every CPU's share. */
+static inline long md_sum_cpus(long __percpu *p)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(p, cpu);
+	return sum;
+}
 
 /* Per-CPU half of a ledger entry: only ever added to, summed on read. */
 struct md_pcpu {
@@ -77,8 +89,8 @@ struct md_entry_inject {
 };
 
 /*
- * debugfs.c's, under md_mutex; a dead entry's, once taken
- * (md_ledger_take_dead()), under debugfs.c's reconcile until it is freed
+ * debugfs.c's, under md_mutex; a dead entry's, once the ledger's walk
+ * took it, under that walk until it frees the entry
  */
 struct md_entry_fs {
 	struct dentry *dir;		/* cgroups/... directory, or NULL */
@@ -128,8 +140,8 @@ struct md_entry {
 };
 
 /*
- * The ledger layer's own (ledger.c, unit.c): md_hash, the pool, entries'
- * dead flag and the carries; taken in probes.
+ * The ledger layer's own (ledger.c, pool.c, unit.c): md_hash, the pool,
+ * entries' dead flag and the carries; taken in probes.
  */
 extern raw_spinlock_t md_hash_lock;
 
@@ -139,7 +151,6 @@ extern struct list_head md_entries;
 
 int md_ledger_init(void);
 void md_ledger_set_change_work(struct work_struct *work);
-void md_ledger_refill(void);
 void md_ledger_unsync_existing(void);
 void md_ledger_stop(void);
 void md_ledger_exit(void);
@@ -165,9 +176,35 @@ struct md_entry *md_entry_lookup(struct mem_cgroup *memcg);
 struct md_entry *md_entry_get(struct mem_cgroup *memcg, gfp_t gfp);
 struct mem_cgroup *md_entry_pin(struct md_entry *e);
 void md_ledger_list_fresh(void);
-struct llist_node *md_ledger_take_dead(void);
-void md_ledger_free_dead(struct llist_node *dead);
 
+/*
+ * The ledger's upkeep, with what the caller hangs on entries:
+ *
+ *	md_ledger_walk_begin(&w);
+ *	while ((e = md_ledger_walk_next(&w)))
+ *		(e's memcg, w.pos, has an entry: give e what it lacks)
+ *	md_ledger_walk_unlock(&w);
+ *	while ((e = md_ledger_walk_dead(&w)))
+ *		(remove what was hung on e, oldest first)
+ *	md_ledger_walk_end(&w);
+ *
+ * An iterator, not a callback: no indirect call (scripts/ibt-check).
+ */
+struct md_ledger_walk {
+	struct mem_cgroup *pos;		/* the memcg of the last entry returned */
+	struct llist_node *dead;	/* entries of freed memcgs, oldest first */
+	struct llist_node *dead_next;	/* md_ledger_walk_dead()'s next */
+	long lost_gen;			/* md_lost_gen when the walk began */
+	bool all;			/* every memcg so far had its entry */
+};
+
+void md_ledger_walk_begin(struct md_ledger_walk *w);
+struct md_entry *md_ledger_walk_next(struct md_ledger_walk *w);
+void md_ledger_walk_unlock(struct md_ledger_walk *w);
+struct md_entry *md_ledger_walk_dead(struct md_ledger_walk *w);
+void md_ledger_walk_end(struct md_ledger_walk *w);
+
+/* an entry's counts read (sums.c) */
 long md_entry_dirty(struct md_entry *e, int nid);
 long md_entry_events_dirty(struct md_entry *e, int nid);
 long md_entry_dirty_may_sleep(struct md_entry *e, int nid);
@@ -175,11 +212,10 @@ long md_entry_event(struct md_entry *e, enum md_event ev);
 long md_entry_seq(struct md_entry *e);
 long md_entry_inflight(struct md_entry *e);
 bool md_entry_quiet(struct md_entry *e, long seq);
-long md_lost_gen_read(void);
-void md_lost_settle(long gen);
 long md_uncharged_total(void);
 long md_lost_total(void);
 long md_total_seq(void);
+/* the module's memory in entries (pool.c) */
 long md_entries_count(void);
 size_t md_entry_bytes(void);
 
