@@ -364,7 +364,7 @@ void md_memcg_changed(void)
 	rcu_read_unlock();
 }
 
-/* Who is told of changes: debugfs.c's upkeep of cgroups/. */
+/* Who is told of changes: cgroups.c's upkeep of cgroups/. */
 void md_ledger_set_change_work(struct work_struct *work)
 {
 	WRITE_ONCE(md_change_work, work);

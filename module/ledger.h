@@ -89,8 +89,8 @@ struct md_entry_inject {
 };
 
 /*
- * debugfs.c's, under md_mutex; a dead entry's, once the ledger's walk
- * took it, under that walk until it frees the entry
+ * debugfs's (cgroups.c), under md_mutex; a dead entry's, once the ledger's
+ * walk took it, under that walk until it frees the entry
  */
 struct md_entry_fs {
 	struct dentry *dir;		/* cgroups/... directory, or NULL */

@@ -11,6 +11,7 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include "audit.h"
+#include "cgroups.h"
 #include "compat.h"
 #include "control.h"
 #include "debugfs.h"
@@ -62,7 +63,7 @@ static int __init md_init(void)
 		goto out_debugfs;
 	md_delay(MD_D_LOAD);
 	md_ledger_unsync_existing();
-	md_debugfs_reconcile();
+	md_cgroups_reconcile();
 	md_resync_kick();
 	md_watch_init();
 	md_audit_start();
