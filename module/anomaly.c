@@ -15,6 +15,7 @@
 #include <linux/spinlock.h>
 #include "compat.h"
 #include "anomaly.h"
+#include "memcg.h"
 
 #define MD_EVENTS_MAX	256
 

@@ -37,6 +37,7 @@
 #include "check.h"
 #include "compat.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "probes.h"
 #include "watch.h"
 

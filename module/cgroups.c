@@ -20,6 +20,7 @@
 #include "compat.h"
 #include "faults.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "probes.h"
 #include "unit.h"
 

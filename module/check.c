@@ -19,6 +19,7 @@
 #include "anomaly.h"
 #include "faults.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "scan.h"
 #include "unit.h"
 

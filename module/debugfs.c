@@ -25,6 +25,7 @@
 #include "anomaly.h"
 #include "inject.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "probes.h"
 #include "scan.h"
 #include "shadow.h"

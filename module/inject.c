@@ -37,6 +37,7 @@
 #include "compat.h"
 #include "inject.h"
 #include "ledger.h"
+#include "memcg.h"
 
 static bool fault_inject;
 module_param(fault_inject, bool, 0400);

@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "faults.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "pool.h"
 #include "unit.h"
 

@@ -19,6 +19,7 @@
 #include "faults.h"
 #include "inject.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "probes.h"
 #include "scan.h"
 #include "shadow.h"

@@ -29,6 +29,7 @@
 #include "compat.h"
 #include "faults.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "scan.h"
 #include "shadow.h"
 #include "unit.h"

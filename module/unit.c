@@ -15,6 +15,7 @@
 #include <linux/spinlock.h>
 #include "compat.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "unit.h"
 
 /*
