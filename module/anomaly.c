@@ -15,6 +15,7 @@
 #include <linux/string.h>
 #include "compat.h"
 #include "anomaly.h"
+#include "memcg.h"
 
 const char * const md_anomaly_names[MD_NR_ANOMALIES] = {
 	[MD_A_LEDGER_UNDERFLOW]		= "ledger_underflow",

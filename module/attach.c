@@ -17,6 +17,7 @@
 #include "compat.h"
 #include "anomaly.h"
 #include "inject.h"
+#include "memcg.h"
 #include "points.h"
 #include "probes.h"
 #include "attach.h"

@@ -38,6 +38,7 @@
 #include "check.h"
 #include "compat.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "watch.h"
 
 #define MD_AUDIT_MIN_MS		100
@@ -150,21 +151,21 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 	const char *path = md_audit_path(memcg, buf);
 	u64 cgid = cgroup_id(memcg->css.cgroup);
 
-	if (!(e->audit_printed & bit)) {
+	if (!(e->audit.printed & bit)) {
 		if (__ratelimit(&md_audit_rs)) {
 			pr_warn("%s %s (id %llu) node %d: kernel %ld ledger %ld scan %ld, suspect %s\n",
 				md_verdict_names[c->verdict], path, cgid, c->nid,
 				c->node_kernel, c->node_ledger, c->node_scan,
 				md_view_names[c->suspect]);
-			e->audit_printed |= bit;
+			e->audit.printed |= bit;
 			pass->printed++;
 			pass->printed_audit = pass->audits;
 		} else {
 			pass->suppressed++;
 		}
 	}
-	if (md_audit_warns() && !(e->audit_warned & bit)) {
-		e->audit_warned |= bit;
+	if (md_audit_warns() && !(e->audit.warned & bit)) {
+		e->audit.warned |= bit;
 		pass->warned++;
 		WARN(1, "memcg_dirty: audit found %s in memory cgroup %s (id %llu): kernel %ld ledger %ld scan %ld pages, suspect %s; read /sys/kernel/debug/memcg_dirty/events and the cgroup's check under cgroups/; \"watch %s\" in its control file names the code that moves the counter next\n",
 		     md_verdict_names[c->verdict], path, cgid, c->kernel, c->ledger,
@@ -175,9 +176,9 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 /* The escalation of @e found no bad verdict, or none the last one found. */
 static void md_audit_clear(struct md_entry *e, struct md_audit_stats *pass)
 {
-	if (e->audit_pending)
+	if (e->audit.pending)
 		pass->unconfirmed++;
-	e->audit_pending = 0;
+	e->audit.pending = 0;
 }
 
 /*
@@ -196,35 +197,35 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		return false;
 	pass->last_memcgs++;
 	if (q.result == MD_QUICK_AGREE) {
-		e->audit_strikes = 0;
-		e->audit_gap = 0;
+		e->audit.strikes = 0;
+		e->audit.gap = 0;
 		md_audit_clear(e, pass);
 		return false;
 	}
 	pass->differed++;
 	gap = q.kernel - q.ledger;
-	if (++e->audit_strikes < MD_AUDIT_STRIKES)
+	if (++e->audit.strikes < MD_AUDIT_STRIKES)
 		return false;
-	e->audit_strikes = MD_AUDIT_STRIKES;
-	if (!e->audit_pending && e->audit_printed && gap == e->audit_gap &&
-	    (!md_audit_warns() || e->audit_warned))
+	e->audit.strikes = MD_AUDIT_STRIKES;
+	if (!e->audit.pending && e->audit.printed && gap == e->audit.gap &&
+	    (!md_audit_warns() || e->audit.warned))
 		return false;	/* said already, and nothing moved */
-	e->audit_gap = gap;
+	e->audit.gap = gap;
 	pass->escalations++;
 	/* the first finding is not logged either: it may not last */
 	md_check_memcg(e, memcg, &c, MD_CHECK_SCAN |
-		       (e->audit_pending ? 0 : MD_CHECK_UNLOGGED));
+		       (e->audit.pending ? 0 : MD_CHECK_UNLOGGED));
 	if (c.verdict != MD_MISMATCH && c.verdict != MD_UNDERFLOW) {
-		e->audit_strikes = 0;	/* apart only in passing */
+		e->audit.strikes = 0;	/* apart only in passing */
 		md_audit_clear(e, pass);
 		return false;
 	}
-	if (!(e->audit_pending & BIT(c.verdict))) {
+	if (!(e->audit.pending & BIT(c.verdict))) {
 		md_audit_clear(e, pass);
-		e->audit_pending = BIT(c.verdict);	/* the next pass escalates */
+		e->audit.pending = BIT(c.verdict);	/* the next pass escalates */
 		return false;
 	}
-	e->audit_pending = 0;		/* confirmed */
+	e->audit.pending = 0;		/* confirmed */
 	pass->bad_verdicts++;
 	md_audit_report(e, memcg, &c, buf, pass);
 	*nid = c.node_differs ? c.nid : NUMA_NO_NODE;

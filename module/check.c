@@ -19,7 +19,9 @@
 #include "anomaly.h"
 #include "faults.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "scan.h"
+#include "unit.h"
 
 static unsigned int scan_cache_ms = 1000;
 module_param(scan_cache_ms, uint, 0600);
@@ -90,7 +92,7 @@ void md_check_ref_all(void)
 	lockdep_assert_held(&md_mutex);
 	md_ledger_list_fresh();
 	list_for_each_entry(e, &md_entries, node)
-		e->seq_ref = md_entry_seq(e);
+		md_scan_ref(e, md_entry_seq(e));
 	synchronize_rcu();
 }
 
@@ -111,17 +113,6 @@ struct md_unit {
 	bool scan_valid, synced;
 };
 
-/* The unit's next member after @pos beyond its root, or NULL.  Under RCU. */
-static struct mem_cgroup *md_unit_next(struct md_unit *u, struct mem_cgroup *pos)
-{
-	if (!MD_KERNEL_REPARENTS)
-		return NULL;
-	while ((pos = md_memcg_next(pos, u->root)))
-		if (pos != u->root && css_is_dying(&pos->css) && md_unit_root(pos) == u->root)
-			return pos;
-	return NULL;
-}
-
 /*
  * The unit of @memcg, whose entry is @e; false if its live ancestor has no
  * entry.  Caller holds @memcg, which holds its ancestors.
@@ -132,7 +123,7 @@ static bool md_unit_init(struct md_unit *u, struct md_entry *e, struct mem_cgrou
 	rcu_read_lock();
 	u->root = md_unit_root(memcg);
 	u->e = u->root == memcg ? e : md_entry_lookup(u->root);
-	u->members = !!md_unit_next(u, NULL);
+	u->members = !!md_unit_member_next(u->root, NULL);
 	rcu_read_unlock();
 	return u->e;
 }
@@ -140,11 +131,11 @@ static bool md_unit_init(struct md_unit *u, struct md_entry *e, struct mem_cgrou
 static void md_unit_add(struct md_unit *u, struct md_entry *e)
 {
 	u->seq += md_entry_seq(e);
-	u->seq0 += e->seq0;
-	u->seq_ref += e->seq_ref;
+	u->seq0 += e->scan.seq0;
+	u->seq_ref += e->scan.seq_ref;
 	u->inflight += md_entry_inflight(e);
-	u->scan_busy += e->scan_busy;
-	u->scan_valid &= e->scan_valid;
+	u->scan_busy += e->scan.busy;
+	u->scan_valid &= e->scan.valid;
 	u->synced &= READ_ONCE(e->synced);
 }
 
@@ -166,7 +157,7 @@ static void md_unit_meta(struct md_unit *u)
 	if (!u->members)
 		return;
 	rcu_read_lock();
-	while ((pos = md_unit_next(u, pos))) {
+	while ((pos = md_unit_member_next(u->root, pos))) {
 		e = md_entry_lookup(pos);
 		if (e)
 			md_unit_add(u, e);
@@ -176,49 +167,39 @@ static void md_unit_meta(struct md_unit *u)
 	rcu_read_unlock();
 }
 
-/* The unit's three views on @nid: the root's, read where it may sleep, and its members'. */
-static void md_unit_node_read(struct md_unit *u, int nid, long *k, long *l, long *s)
-{
-	struct mem_cgroup *pos = NULL;
-	struct md_entry *e;
-
-	*k = md_kernel_dirty_node(u->root, nid) + md_entry_carried_kernel(u->e, nid);
-	*l = md_entry_dirty_may_sleep(u->e, nid) + md_entry_carried_ledger(u->e, nid);
-	*s = u->e->scan[nid];
-	if (!u->members)
-		return;
-	rcu_read_lock();
-	while ((pos = md_unit_next(u, pos))) {
-		*k += md_kernel_dirty_node(pos, nid);
-		e = md_entry_lookup(pos);
-		if (!e)
-			continue;
-		*k += md_entry_carried_kernel(e, nid);
-		*l += md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
-		*s += e->scan[nid];
-	}
-	rcu_read_unlock();
-}
-
 /*
- * The same, read again if a carry moved values between the unit's entries
- * meanwhile, at most MD_CARRY_TRIES times: false if the last read still
- * had one run through it, and its sums cannot be compared.
+ * The unit's three views on @nid: the root's, read where it may sleep, and
+ * its members'.  Read again if a carry moved values between the unit's
+ * entries meanwhile, at most MD_CARRY_TRIES times: false if the last read
+ * still had one run through it, and its sums cannot be compared.
  */
 static bool md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
 {
-	unsigned int carry_seq;
-	int tries;
+	struct md_unit_walk w;
+	struct mem_cgroup *pos;
+	struct md_entry *e;
 
-	for (tries = 0; tries < MD_CARRY_TRIES; tries++) {
-		carry_seq = md_carry_begin();
+	md_unit_walk_begin(&w, u->root, MD_UNIT_MEMBERS);
+	do {
 		md_delay(MD_D_CARRY_READ);
-		md_unit_node_read(u, nid, k, l, s);
-		if (!md_carry_retry(carry_seq))
-			return true;
-		cond_resched();
-	}
-	return false;
+		*k = md_kernel_dirty_node(u->root, nid) + md_entry_carried_kernel(u->e, nid);
+		*l = md_entry_dirty_may_sleep(u->e, nid) + md_entry_carried_ledger(u->e, nid);
+		*s = u->e->scan.dirty[nid];
+		if (!u->members)
+			continue;
+		rcu_read_lock();
+		while ((pos = md_unit_walk_next(&w))) {
+			*k += md_kernel_dirty_node(pos, nid);
+			e = md_entry_lookup(pos);
+			if (!e)
+				continue;
+			*k += md_entry_carried_kernel(e, nid);
+			*l += md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
+			*s += e->scan.dirty[nid];
+		}
+		rcu_read_unlock();
+	} while (md_unit_walk_again(&w));
+	return w.settled;
 }
 
 static void md_check_set_node(struct md_check *c, int nid, long k, long l, long s)
@@ -262,7 +243,7 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		    u.seq0 != u.seq) {
 			md_scan();
 		} else {
-			u.e->seq_ref = u.seq;
+			md_scan_ref(u.e, u.seq);
 			synchronize_rcu();
 		}
 		md_unit_meta(&u);
@@ -393,9 +374,9 @@ static void md_check_log(struct md_entry *e, struct md_check *c)
 {
 	enum md_anomaly_kind kind;
 
-	if (c->verdict == e->last_verdict)
+	if (c->verdict == e->check.last_verdict)
 		return;
-	e->last_verdict = c->verdict;
+	e->check.last_verdict = c->verdict;
 	if (c->verdict == MD_UNDERFLOW)
 		kind = c->suspect == MD_VIEW_LEDGER || (c->ledger < 0 && c->kernel >= 0) ?
 			MD_A_LEDGER_UNDERFLOW : MD_A_KERNEL_NEGATIVE;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Verdicts: the kernel's counter, the ledger and the page scan compared,
- * for one memcg or for all.  Computed into structs; debugfs.c prints them.
+ * for one memcg or for all.  Computed into structs; debugfs.c and cgroups.c
+ * print them.
  */
 #ifndef MEMCG_DIRTY_CHECK_H
 #define MEMCG_DIRTY_CHECK_H

@@ -68,17 +68,8 @@ static inline const unsigned long *md_page_flags(const struct page *page)
 }
 
 int md_compat_init(unsigned int shift);
-struct mem_cgroup *md_root_memcg(void);
-struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
-				 struct mem_cgroup *root);
-struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos);
-struct mem_cgroup *md_unit_root(struct mem_cgroup *memcg);
-struct mem_cgroup *md_memcg_by_path(const char *want);
 long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid);
-long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
-long md_kernel_dirty_global(void);
 void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages);
-bool md_cgroup_v1(void);
 bool md_memcg_name_is(struct mem_cgroup *memcg, const char *name);
 int md_debugfs_rename(struct dentry *dentry, const char *name);
 

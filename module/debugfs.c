@@ -2,12 +2,9 @@
 /*
  * /sys/kernel/debug/memcg_dirty/: version, probes, summary, check, events,
  * control, inject, audit, watch, folios, and cgroups/, a mirror of the
- * memory cgroup hierarchy with a stat and a check file per memcg.  This
- * file owns every dentry: the ledger hands over new and dead entries, and
- * directories of dead ones are removed after md_mutex is dropped (as
- * mm/shrinker_debug.c does), by one reconcile at a time.
- * Everything is computed elsewhere and printed here.  All files are
- * root-only; no kernel addresses are printed.
+ * memory cgroup hierarchy with a stat and a check file per memcg, which
+ * cgroups.c keeps.  Everything is computed elsewhere and printed here.
+ * All files are root-only; no kernel addresses are printed.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,17 +16,17 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
-#include <linux/workqueue.h>
 #include "attach.h"
 #include "audit.h"
+#include "cgroups.h"
 #include "check.h"
 #include "compat.h"
 #include "control.h"
 #include "debugfs.h"
 #include "anomaly.h"
-#include "faults.h"
 #include "inject.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "scan.h"
 #include "shadow.h"
 #include "show.h"
@@ -56,121 +53,6 @@ static const struct file_operations __name ## _fops = {			\
 }
 
 static struct dentry *md_root_dir;
-static struct dentry *md_cgroups_dir;
-
-/*
- * Ledger and kernel values summed over @memcg's subtree, dying included,
- * and carried.  Summed again if a carry ran meanwhile (it may have moved
- * values inside the subtree), at most MD_CARRY_TRIES times: false if the
- * last sum still had one run through it.
- */
-static bool md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
-			     long *kernel)
-{
-	struct mem_cgroup *pos;
-	unsigned int carry_seq;
-	struct md_entry *e;
-	int nid, tries = 0;
-
-retry:
-	carry_seq = md_carry_begin();
-	md_delay(MD_D_CARRY_READ);
-	*ledger = 0;
-	*kernel = 0;
-	pos = NULL;
-	rcu_read_lock();
-	while ((pos = md_memcg_next(pos, memcg))) {
-		e = md_entry_lookup(pos);
-		for_each_node(nid) {
-			if (e) {	/* and what freed descendants left */
-				*ledger += md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
-				*kernel += md_entry_carried_kernel(e, nid);
-			}
-			*kernel += md_kernel_dirty_node(pos, nid);
-		}
-	}
-	rcu_read_unlock();
-	if (!md_carry_retry(carry_seq))
-		return true;
-	if (++tries < MD_CARRY_TRIES) {
-		cond_resched();
-		goto retry;
-	}
-	return false;
-}
-
-static int md_stat_show(struct seq_file *m, void *v)
-{
-	struct md_entry *e = m->private;
-	long ledger = 0, kernel = 0, hl, hk;
-	long ledger_carried = 0, kernel_carried = 0;
-	struct mem_cgroup *memcg;
-	int nid, ev;
-	bool settled;
-
-	memcg = md_entry_pin(e);
-	if (!memcg)
-		return -ENOENT;		/* freed while the file was open */
-
-	for_each_node(nid) {
-		ledger += md_entry_dirty(e, nid);
-		kernel += md_kernel_dirty_node(memcg, nid);
-	}
-	settled = md_subtree_dirty(memcg, &hl, &hk);
-	seq_printf(m, "dirty %ld\ndirty_hier %ld\n", ledger, hl);
-	seq_printf(m, "kernel_dirty %ld\nkernel_dirty_hier %ld\n", kernel, hk);
-	for_each_node(nid) {
-		seq_printf(m, "dirty_node%d %ld\n", nid, md_entry_dirty(e, nid));
-		seq_printf(m, "kernel_dirty_node%d %ld\n", nid,
-			   md_kernel_dirty_node(memcg, nid));
-	}
-	for (ev = 0; ev < MD_NR_EVENTS; ev++)
-		seq_printf(m, "%s %ld\n", md_event_names[ev], md_entry_event(e, ev));
-	/* A folio dirtied while uncharged has no cgroup: counted at the root. */
-	seq_printf(m, "dirtied_uncharged %ld\n",
-		   memcg == md_root_memcg() ? md_uncharged_total() : 0);
-	seq_printf(m, "synced %d\n", READ_ONCE(e->synced));
-	if (MD_KERNEL_REPARENTS) {
-		for_each_node(nid) {
-			ledger_carried += md_entry_carried_ledger(e, nid);
-			kernel_carried += md_entry_carried_kernel(e, nid);
-		}
-		seq_printf(m, "carried %ld\nkernel_carried %ld\n", ledger_carried, kernel_carried);
-	}
-	/* 0: carries kept running through the _hier sums, which may be off */
-	seq_printf(m, "hier_settled %d\n", settled);
-	css_put(&memcg->css);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(md_stat);
-
-static int md_check_file_show(struct seq_file *m, void *v)
-{
-	struct md_entry *e = m->private;
-	struct mem_cgroup *memcg;
-	struct md_check c;
-
-	memcg = md_entry_pin(e);
-	if (!memcg)
-		return -ENOENT;
-	md_probes_log_missed();
-	mutex_lock(&md_mutex);
-	md_check_memcg(e, memcg, &c, MD_CHECK_SCAN |
-		       (md_probes_untrusted() ? MD_CHECK_UNTRUSTED : 0));
-	mutex_unlock(&md_mutex);
-	css_put(&memcg->css);
-	seq_printf(m, "verdict %s\n", md_verdict_names[c.verdict]);
-	seq_printf(m, "kernel %ld\nledger %ld\nscan %ld\n", c.kernel, c.ledger, c.scan);
-	seq_printf(m, "scan_age_ms %llu\n", c.scan_age_ms);
-	seq_printf(m, "suspect %s\n", md_view_names[c.suspect]);
-	seq_printf(m, "delta %ld\n", c.delta);
-	seq_printf(m, "quiescent %d\nbound %ld\n", c.quiescent, c.bound);
-	if (c.unit)
-		seq_printf(m, "unit %llu\n", c.unit);
-	seq_printf(m, "scan_busy %ld\n", c.scan_busy);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(md_check_file);
 
 static int md_global_check_show(struct seq_file *m, void *v)
 {
@@ -247,7 +129,7 @@ static int md_summary_open(struct inode *inode, struct file *file)
 
 	if (!path)
 		return -ENOMEM;
-	md_debugfs_reconcile();	/* so that cgroups/ matches what is listed */
+	md_cgroups_reconcile();	/* so that cgroups/ matches what is listed */
 	ret = single_open_size(file, md_summary_show, path, 64 * 1024);
 	if (ret)
 		kfree(path);
@@ -428,194 +310,11 @@ static int md_watch_file_show(struct seq_file *m, void *v)
 
 DEFINE_SHOW_ATTRIBUTE(md_watch_file);
 
-/*
- * Directory name for a memcg: its cgroup name, with a '%' prefix where the
- * name would collide with our own files (or starts with '%' itself), and an
- * @ID suffix once the cgroup is removed, so a new cgroup of the same name
- * can take the plain name while the dying one is still counted.
- */
-static const char * const md_reserved[] = { "stat", "check" };
-
-static char *md_dir_name(struct mem_cgroup *memcg, u64 cgid)
-{
-	char *path, *name, *base;
-	bool escape = false;
-	int i, len;
-
-	path = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (!path)
-		return NULL;
-	len = cgroup_path(memcg->css.cgroup, path, PATH_MAX);
-	if (len < 0 || len >= PATH_MAX) {
-		kfree(path);
-		return NULL;
-	}
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	for (i = 0; i < ARRAY_SIZE(md_reserved); i++)
-		escape |= !strcmp(base, md_reserved[i]);
-	escape |= base[0] == '%';
-	if (css_is_dying(&memcg->css))
-		name = kasprintf(GFP_KERNEL, "%s%s@%llu", escape ? "%" : "", base, cgid);
-	else
-		name = kasprintf(GFP_KERNEL, "%s%s", escape ? "%" : "", base);
-	kfree(path);
-	return name;
-}
-
-/*
- * A memcg's directory goes in its parent's; the root memcg's is cgroups/
- * itself.  Without its parent's (no entry, or no directory yet: an
- * allocation failed) it waits for a later reconcile.
- */
-static void md_debugfs_entry_dir(struct md_entry *e, struct md_entry *parent,
-				 struct mem_cgroup *memcg)
-{
-	struct dentry *dir;
-	char *name;
-
-	if (!md_cgroups_dir)	/* debugfs is off */
-		return;
-	if (memcg == md_root_memcg()) {
-		dir = md_cgroups_dir;
-	} else {
-		if (!parent || !parent->dir)
-			return;
-		name = md_dir_name(memcg, e->cgid);
-		if (!name)
-			return;
-		dir = debugfs_create_dir(name, parent->dir);
-		if (IS_ERR(dir)) {
-			pr_warn_ratelimited("cannot create cgroups/.../%s for cgroup %llu: %ld\n",
-					    name, e->cgid, PTR_ERR(dir));
-			kfree(name);
-			return;
-		}
-		kfree(name);
-		e->renamed = css_is_dying(&memcg->css);
-	}
-	debugfs_create_file("stat", MD_MODE_RO, dir, e, &md_stat_fops);
-	debugfs_create_file("check", MD_MODE_RO, dir, e, &md_check_file_fops);
-	e->dir = dir;
-}
-
-static void md_debugfs_entry_rename(struct md_entry *e, struct md_entry *parent,
-				    struct mem_cgroup *memcg)
-{
-	char *name;
-	int ret;
-
-	if (!parent || !parent->dir)
-		return;
-	name = md_dir_name(memcg, e->cgid);
-	if (!name)
-		return;
-	ret = md_debugfs_rename(e->dir, name);
-	if (ret)
-		pr_warn_ratelimited("cannot rename dying cgroup %llu to %s: %d\n",
-				    e->cgid, name, ret);
-	else
-		e->renamed = true;
-	kfree(name);
-}
-
-/*
- * The entry of @memcg's parent, or NULL.  The walk holds @memcg, which
- * holds its parent, whose entry lives as long as it does.
- */
-static struct md_entry *md_parent_entry(struct mem_cgroup *memcg)
-{
-	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
-	struct md_entry *e;
-
-	if (!parent)
-		return NULL;
-	rcu_read_lock();
-	e = md_entry_lookup(parent);
-	rcu_read_unlock();
-	return e;
-}
-
-/*
- * One reconcile at a time, from taking the dead entries to removing their
- * directories.  Dead entries are taken child before parent (a memcg is
- * freed before its parent), but two reconciles that each took some would
- * remove unordered: one that took a parent removes its directory
- * recursively, freeing the dentry of a child that another one took and
- * is about to remove.  Serialised, a child's directory is always gone
- * before its parent's removal starts.  Taken before md_mutex.  It cannot
- * deadlock: debugfs_remove() under it waits for readers of the dead
- * entries' stat and check files, which take md_mutex only (dropped by
- * then); the one reader that reconciles, a summary open, is never
- * removed here; and md_debugfs_stop()'s cancel_work_sync() waits for a
- * work that may wait for a summary open, which holds a module reference,
- * so it is over before an unload begins.
- */
-static DEFINE_MUTEX(md_reconcile_mutex);
-
-/*
- * Bring cgroups/ in line with the memory cgroup hierarchy: a directory for
- * every memcg (dying ones renamed NAME@ID), none for freed ones.  Process
- * context: the change work (@work), a summary reader, the load.  A walk
- * that gives every memcg an entry also settles the events lost before it
- * began.
- */
-static void md_reconcile(bool work)
-{
-	struct mem_cgroup *pos = NULL;
-	struct llist_node *dead;
-	struct md_entry *e;
-	bool all = true;
-	long lost_gen;
-
-	md_ledger_refill();
-	mutex_lock(&md_reconcile_mutex);
-	mutex_lock(&md_mutex);
-	dead = md_ledger_take_dead();
-	lost_gen = md_lost_gen_read();
-	while ((pos = md_memcg_walk(pos))) {
-		e = md_entry_get(pos, GFP_KERNEL);
-		if (!e) {
-			all = false;
-			continue;
-		}
-		if (!e->dir)
-			md_debugfs_entry_dir(e, md_parent_entry(pos), pos);
-		else if (!e->renamed && css_is_dying(&pos->css))
-			md_debugfs_entry_rename(e, md_parent_entry(pos), pos);
-	}
-	if (all)
-		md_lost_settle(lost_gen);
-	md_ledger_list_fresh();
-	mutex_unlock(&md_mutex);
-
-	if (work && dead)
-		md_delay(MD_D_REMOVE);
-	/* oldest first: a child's directory goes before its parent's */
-	llist_for_each_entry(e, dead, dead_link)
-		debugfs_remove(e->dir);	/* waits for the stat readers */
-	mutex_unlock(&md_reconcile_mutex);
-	md_ledger_free_dead(dead);
-}
-
-void md_debugfs_reconcile(void)
-{
-	md_reconcile(false);
-}
-
-static void md_change_fn(struct work_struct *work)
-{
-	md_delay(MD_D_WORK);
-	md_reconcile(true);
-}
-
-static DECLARE_WORK(md_change_work, md_change_fn);
-
 int md_debugfs_init(void)
 {
 	int ret;
 
-	md_ledger_set_change_work(&md_change_work);
+	md_cgroups_init();
 	md_root_dir = debugfs_create_dir("memcg_dirty", NULL);
 	if (IS_ERR(md_root_dir)) {
 		ret = PTR_ERR(md_root_dir);
@@ -637,19 +336,19 @@ int md_debugfs_init(void)
 	debugfs_create_file("folios", MD_MODE_RO, md_root_dir, NULL, &md_folios_fops);
 	if (md_inject_enabled())
 		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_file_fops);
-	md_cgroups_dir = debugfs_create_dir("cgroups", md_root_dir);
+	md_cgroups_create(md_root_dir);
 	return 0;
 }
 
 /* After md_ledger_stop(): nobody queues the change work any more. */
 void md_debugfs_stop(void)
 {
-	cancel_work_sync(&md_change_work);
+	md_cgroups_stop();
 }
 
 void md_debugfs_exit(void)
 {
 	debugfs_remove(md_root_dir);
 	md_root_dir = NULL;
-	md_cgroups_dir = NULL;
+	md_cgroups_exit();
 }

@@ -4,7 +4,6 @@
 #define MEMCG_DIRTY_DEBUGFS_H
 
 int md_debugfs_init(void);
-void md_debugfs_reconcile(void);
 void md_debugfs_stop(void);
 void md_debugfs_exit(void);
 

@@ -36,6 +36,7 @@
 #include "compat.h"
 #include "inject.h"
 #include "ledger.h"
+#include "memcg.h"
 
 static bool fault_inject;
 module_param(fault_inject, bool, 0400);
@@ -115,7 +116,7 @@ static void md_skew_apply(struct md_entry *e, struct mem_cgroup *memcg, int nid,
 	raw_spin_lock_irqsave(&md_skew_lock, flags);
 	if (!css_is_dying(&memcg->css)) {
 		md_kernel_skew(memcg, nid, pages);
-		atomic_long_add(pages, &e->injected[nid]);
+		atomic_long_add(pages, &e->inject.skew[nid]);
 	}
 	raw_spin_unlock_irqrestore(&md_skew_lock, flags);
 }
@@ -127,7 +128,7 @@ static void md_skew_undo(struct md_entry *e, struct mem_cgroup *memcg)
 
 	raw_spin_lock_irqsave(&md_skew_lock, flags);
 	for_each_node(nid)
-		md_kernel_skew(memcg, nid, -atomic_long_xchg(&e->injected[nid], 0));
+		md_kernel_skew(memcg, nid, -atomic_long_xchg(&e->inject.skew[nid], 0));
 	raw_spin_unlock_irqrestore(&md_skew_lock, flags);
 }
 

@@ -3,11 +3,12 @@
  * The dirty ledger: per memcg and node, pages dirtied minus pages cleaned,
  * as seen by the probes.  Probe handlers run in atomic context and must not
  * allocate, so entries for memcgs the ledger has not seen yet come from a
- * pool that process context keeps filled.  A probe that takes an entry, or
- * finds the pool low, or hears of a memcg being created or freed, kicks the
- * change work that debugfs.c registered: it refills the pool, gives new
- * entries their directories and takes dead ones away (md_ledger_take_dead(),
- * md_ledger_free_dead()).
+ * pool that process context keeps filled (pool.c).  A probe that takes an
+ * entry, or finds the pool low, or hears of a memcg being created or freed,
+ * kicks the change work that debugfs registered.  Its upkeep is the
+ * ledger's walk (md_ledger_walk_*()): it refills the pool, lists new
+ * entries, takes dead ones and settles lost events, while debugfs gives
+ * each entry its directory and removes the dead ones'.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -21,6 +22,9 @@
 #include "compat.h"
 #include "faults.h"
 #include "ledger.h"
+#include "memcg.h"
+#include "pool.h"
+#include "unit.h"
 
 const char * const md_event_names[MD_NR_EVENTS] = {
 	[MD_DIRTIED]		= "dirtied",
@@ -33,20 +37,9 @@ const char * const md_event_names[MD_NR_EVENTS] = {
 };
 
 #define MD_HASH_BITS	12
-#define MD_POOL_LOW	32	/* refill below this many spare entries */
-#define MD_POOL_HIGH	128
-
 static struct hlist_head md_hash[1 << MD_HASH_BITS];
 /* Protects md_hash and md_pool changes and entry->dead; taken in probes. */
-static DEFINE_RAW_SPINLOCK(md_hash_lock);
-/*
- * Bumped around each md_carry(), which moves values from one entry to
- * another: a reader summing both could see them on neither or on both.
- */
-static seqcount_raw_spinlock_t md_carry_seq =
-	SEQCNT_RAW_SPINLOCK_ZERO(md_carry_seq, &md_hash_lock);
-static LIST_HEAD(md_pool);
-static unsigned int md_pool_count;
+DEFINE_RAW_SPINLOCK(md_hash_lock);
 static LLIST_HEAD(md_fresh);
 static LLIST_HEAD(md_dead);	/* freed memcgs, in the order they died */
 
@@ -66,7 +59,7 @@ static DEFINE_PER_CPU(long, md_seq);
  * existing memcg its entry at load) bumps md_lost_gen, and entries created
  * while md_lost_gen != md_lost_settled start unsynced.  Once a walk has
  * given every memcg an entry, the losses it began after are all covered
- * (md_lost_settle()).
+ * (md_ledger_walk_unlock()).
  */
 static atomic_long_t md_lost_gen;
 static long md_lost_settled;
@@ -78,75 +71,9 @@ static void md_lost_event(void)
 	atomic_long_inc(&md_lost_gen);
 }
 
-/* Entries allocated (listed, pooled or dying): the module's memory. */
-static atomic_long_t md_entries_allocated;
-
 /* Queued on every change that needs process context (md_memcg_changed()). */
 static struct work_struct *md_change_work;
 static bool md_stopping;
-
-/* The per-node arrays of an entry: base, scan, injected, carried_* */
-#define MD_ENTRY_ARRAYS	5
-
-static struct md_entry *md_entry_alloc(void)
-{
-	struct md_entry *e;
-
-	e = kzalloc(struct_size(e, arrays, MD_ENTRY_ARRAYS * nr_node_ids), GFP_KERNEL);
-	if (!e)
-		return NULL;
-	e->base = e->arrays;
-	e->scan = e->arrays + nr_node_ids;
-	e->injected = (atomic_long_t *)(e->arrays + 2 * nr_node_ids);
-	e->carried_kernel = (atomic_long_t *)(e->arrays + 3 * nr_node_ids);
-	e->carried_ledger = (atomic_long_t *)(e->arrays + 4 * nr_node_ids);
-	e->pcpu = __alloc_percpu(struct_size(e->pcpu, dirty, nr_node_ids),
-				 __alignof__(long));
-	if (!e->pcpu) {
-		kfree(e);
-		return NULL;
-	}
-	INIT_LIST_HEAD(&e->node);
-	atomic_long_inc(&md_entries_allocated);
-	return e;
-}
-
-static void md_entry_free(struct md_entry *e)
-{
-	atomic_long_dec(&md_entries_allocated);
-	free_percpu(e->pcpu);
-	kfree(e);
-}
-
-long md_entries_count(void)
-{
-	return atomic_long_read(&md_entries_allocated);
-}
-
-/* What one entry costs: the entry itself and its per-CPU counters. */
-size_t md_entry_bytes(void)
-{
-	return struct_size((struct md_entry *)NULL, arrays, MD_ENTRY_ARRAYS * nr_node_ids) +
-	       num_possible_cpus() *
-	       struct_size((struct md_pcpu *)NULL, dirty, nr_node_ids);
-}
-
-/* Process context: top the pool up for the probe handlers. */
-void md_ledger_refill(void)
-{
-	unsigned long flags;
-	struct md_entry *e;
-
-	while (READ_ONCE(md_pool_count) < MD_POOL_HIGH) {
-		e = md_entry_alloc();
-		if (!e)
-			break;
-		raw_spin_lock_irqsave(&md_hash_lock, flags);
-		list_add(&e->node, &md_pool);
-		md_pool_count++;
-		raw_spin_unlock_irqrestore(&md_hash_lock, flags);
-	}
-}
 
 static struct hlist_head *md_bucket(struct mem_cgroup *memcg)
 {
@@ -171,15 +98,15 @@ struct md_entry *md_entry_lookup(struct mem_cgroup *memcg)
  */
 static struct md_entry *md_entry_take(struct mem_cgroup *memcg, bool *low)
 {
-	struct md_entry *e;
+	struct md_entry *e, *taken = NULL;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&md_hash_lock, flags);
 	e = md_entry_lookup(memcg);	/* lost a race with another CPU? */
-	if (!e && md_pool_count) {
-		e = list_first_entry(&md_pool, struct md_entry, node);
-		list_del_init(&e->node);
-		md_pool_count--;
+	if (!e)
+		taken = md_pool_take();
+	if (taken) {
+		e = taken;
 		e->memcg = memcg;
 		e->cgid = cgroup_id(memcg->css.cgroup);
 		/*
@@ -191,7 +118,7 @@ static struct md_entry *md_entry_take(struct mem_cgroup *memcg, bool *low)
 		hlist_add_head_rcu(&e->hash, md_bucket(memcg));
 		llist_add(&e->fresh, &md_fresh);
 	}
-	*low = md_pool_count < MD_POOL_LOW;
+	*low = md_pool_low();
 	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
 	return e;
 }
@@ -216,8 +143,8 @@ struct md_entry *md_entry_get(struct mem_cgroup *memcg, gfp_t gfp)
 		return e;
 	if (md_fail_entry(memcg))
 		return NULL;
-	if (gfpflags_allow_blocking(gfp) && !READ_ONCE(md_pool_count))
-		md_ledger_refill();
+	if (gfpflags_allow_blocking(gfp) && md_pool_empty())
+		md_pool_refill();
 	e = md_entry_take(memcg, &low);
 	if (low || e)
 		md_memcg_changed();
@@ -298,11 +225,6 @@ void md_inflight_end(struct md_entry *e, long pages)
 	atomic_long_sub(pages, &e->inflight);
 }
 
-long md_entry_inflight(struct md_entry *e)
-{
-	return atomic_long_read(&e->inflight);
-}
-
 /* A change the probes could not follow: the memcg needs a fresh resync. */
 void md_entry_unsync(struct mem_cgroup *memcg)
 {
@@ -353,84 +275,6 @@ void md_account_uncharged(long pages)
 	this_cpu_add(md_uncharged, pages);
 }
 
-static long md_sum_cpus(long __percpu *p)
-{
-	long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += *per_cpu_ptr(p, cpu);
-	return sum;
-}
-
-/* The ledger's value: the starting point plus every event since. */
-long md_entry_dirty(struct md_entry *e, int nid)
-{
-	return READ_ONCE(e->base[nid]) + md_entry_events_dirty(e, nid);
-}
-
-long md_entry_carried_kernel(struct md_entry *e, int nid)
-{
-	return atomic_long_read(&e->carried_kernel[nid]);
-}
-
-long md_entry_carried_ledger(struct md_entry *e, int nid)
-{
-	return atomic_long_read(&e->carried_ledger[nid]);
-}
-
-long md_entry_events_dirty(struct md_entry *e, int nid)
-{
-	return md_sum_cpus(&e->pcpu->dirty[nid]);
-}
-
-/*
- * md_entry_dirty() for the checks, in process context.  The sum is not one
- * atomic read: a page dirtied on one CPU and cleaned on another while it
- * runs can be summed as cleaned only.  Fault injection's "sum" delay holds
- * that window open, here, where it may sleep.
- */
-long md_entry_dirty_may_sleep(struct md_entry *e, int nid)
-{
-	long sum = READ_ONCE(e->base[nid]);
-	int cpu;
-
-	might_sleep();
-	for_each_possible_cpu(cpu) {
-		sum += *per_cpu_ptr(&e->pcpu->dirty[nid], cpu);
-		if (cpu == cpumask_first(cpu_possible_mask))
-			md_delay(MD_D_SUM);
-	}
-	return sum;
-}
-
-/*
- * After reading pages with md_entry_events_dirty(): true if no event of
- * @e completed, and no return probe's window was open, since @seq was
- * read, so what was read is whole.
- */
-bool md_entry_quiet(struct md_entry *e, long seq)
-{
-	smp_rmb();		/* pairs with md_account_entry() */
-	return md_entry_seq(e) == seq && !md_entry_inflight(e);
-}
-
-/* Moves on every event of this memcg: the quiescence test of the checks. */
-long md_entry_seq(struct md_entry *e)
-{
-	long seq = 0;
-	int ev;
-
-	for (ev = 0; ev < MD_NR_EVENTS; ev++)
-		seq += md_entry_event(e, ev);
-	return seq + atomic_long_read(&e->unsyncs);
-}
-
-long md_entry_event(struct md_entry *e, enum md_event ev)
-{
-	return md_sum_cpus(&e->pcpu->events[ev]);
-}
-
 long md_uncharged_total(void)
 {
 	return md_sum_cpus(&md_uncharged);
@@ -467,68 +311,6 @@ struct mem_cgroup *md_entry_pin(struct md_entry *e)
 		memcg = e->memcg;
 	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
 	return memcg;
-}
-
-/*
- * Where the kernel reparents, a dying memcg's folios already count in its
- * parent's stats, and its own counters vanish when it is freed (the
- * kernel folds them into the parent's hierarchical stats only).  So what
- * @e holds, the kernel's and the ledger's values of @memcg and what was
- * carried into @e, goes on in its parent's entry, and leaves @e: the
- * views keep summing to the same.  The release moves it all, right
- * before the kernel unlinks @memcg from its parent's children (where the
- * checks find a unit's members); the free moves whatever came after,
- * from updates that were in flight (normally nothing).
- */
-static void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
-{
-	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
-	struct md_entry *pe = parent ? md_entry_lookup(parent) : NULL;
-	long kernel, ledger;
-	int nid;
-
-	lockdep_assert_held(&md_hash_lock);
-	if (!pe)
-		return;		/* the parent has no entry: it starts unsynced */
-	write_seqcount_begin(&md_carry_seq);
-	for_each_node(nid) {
-		kernel = md_kernel_dirty_node(memcg, nid) + md_entry_carried_kernel(e, nid);
-		ledger = md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
-		atomic_long_add(kernel, &pe->carried_kernel[nid]);
-		atomic_long_sub(kernel, &e->carried_kernel[nid]);
-		atomic_long_add(ledger, &pe->carried_ledger[nid]);
-		atomic_long_sub(ledger, &e->carried_ledger[nid]);
-	}
-	write_seqcount_end(&md_carry_seq);
-}
-
-/*
- * Add @pages (per node) to what @e carries on the kernel's side: the
- * offset a resync finds in the kernel's counters (scan.c).  Readers of
- * carried values retry as for a carry.
- */
-void md_entry_carry_offset(struct md_entry *e, const long *pages)
-{
-	unsigned long flags;
-	int nid;
-
-	raw_spin_lock_irqsave(&md_hash_lock, flags);
-	write_seqcount_begin(&md_carry_seq);
-	for_each_node(nid)
-		atomic_long_add(pages[nid], &e->carried_kernel[nid]);
-	write_seqcount_end(&md_carry_seq);
-	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
-}
-
-/* For readers that sum entries a carry moves between: retry if one ran. */
-unsigned int md_carry_begin(void)
-{
-	return read_seqcount_begin(&md_carry_seq);
-}
-
-bool md_carry_retry(unsigned int seq)
-{
-	return read_seqcount_retry(&md_carry_seq, seq);
 }
 
 /* Probe on the css release (MD_KERNEL_REPARENTS only): see md_carry(). */
@@ -583,7 +365,7 @@ void md_memcg_changed(void)
 	rcu_read_unlock();
 }
 
-/* Who is told of changes: debugfs.c's upkeep of cgroups/. */
+/* Who is told of changes: cgroups.c's upkeep of cgroups/. */
 void md_ledger_set_change_work(struct work_struct *work)
 {
 	WRITE_ONCE(md_change_work, work);
@@ -625,24 +407,12 @@ void md_ledger_unsync_existing(void)
 	mutex_unlock(&md_mutex);
 }
 
-/* Before a walk that gives every memcg an entry: what it will settle. */
-long md_lost_gen_read(void)
-{
-	return atomic_long_read(&md_lost_gen);
-}
-
-/* After such a walk, begun at @gen, gave every memcg its entry. */
-void md_lost_settle(long gen)
-{
-	WRITE_ONCE(md_lost_settled, gen);
-}
-
 /*
  * The entries of freed memcgs, off md_entries, oldest first (a child memcg
- * is always freed before its parent).  The caller removes what it hung on
- * them, then hands them to md_ledger_free_dead().
+ * is always freed before its parent).  The walk's caller removes what it
+ * hung on them before md_ledger_free_dead() frees them.
  */
-struct llist_node *md_ledger_take_dead(void)
+static struct llist_node *md_ledger_take_dead(void)
 {
 	struct llist_node *dead;
 	struct md_entry *e;
@@ -661,7 +431,7 @@ struct llist_node *md_ledger_take_dead(void)
 	return dead;
 }
 
-void md_ledger_free_dead(struct llist_node *dead)
+static void md_ledger_free_dead(struct llist_node *dead)
 {
 	struct md_entry *e, *tmp;
 
@@ -672,11 +442,84 @@ void md_ledger_free_dead(struct llist_node *dead)
 		md_entry_free(e);
 }
 
+/*
+ * One walk at a time, from taking the dead entries to freeing them.  Dead
+ * entries are taken child before parent (a memcg is freed before its
+ * parent), and the caller handles them in that order (debugfs removes a
+ * child's directory before its parent's, recursively); two walks that
+ * each took some would handle them unordered.  Taken before md_mutex.
+ */
+static DEFINE_MUTEX(md_walk_mutex);
+
+/*
+ * The ledger's upkeep, in process context: the pool refilled, the dead
+ * entries taken, every memcg given its entry (md_ledger_walk_next(), under
+ * md_mutex), fresh entries listed, and, when every memcg had its entry,
+ * the events lost before the walk began settled (md_lost_gen).  Then,
+ * md_mutex dropped, the dead entries handed over (md_ledger_walk_dead())
+ * and freed (md_ledger_walk_end()).
+ */
+void md_ledger_walk_begin(struct md_ledger_walk *w)
+{
+	md_pool_refill();
+	mutex_lock(&md_walk_mutex);
+	mutex_lock(&md_mutex);
+	w->dead = md_ledger_take_dead();
+	w->dead_next = NULL;
+	w->lost_gen = atomic_long_read(&md_lost_gen);
+	w->all = true;
+	w->pos = NULL;
+}
+
+/* The next memcg's entry (its memcg in w->pos, held until the next call), or NULL. */
+struct md_entry *md_ledger_walk_next(struct md_ledger_walk *w)
+{
+	struct md_entry *e;
+
+	lockdep_assert_held(&md_mutex);
+	while ((w->pos = md_memcg_walk(w->pos))) {
+		e = md_entry_get(w->pos, GFP_KERNEL);
+		if (e)
+			return e;
+		w->all = false;
+	}
+	return NULL;
+}
+
+/* After the last md_ledger_walk_next(): md_mutex dropped. */
+void md_ledger_walk_unlock(struct md_ledger_walk *w)
+{
+	if (w->all)	/* every loss before the walk is covered */
+		WRITE_ONCE(md_lost_settled, w->lost_gen);
+	md_ledger_list_fresh();
+	mutex_unlock(&md_mutex);
+	w->dead_next = w->dead;
+}
+
+/* After md_ledger_walk_unlock(): the dead entries taken, oldest first, or NULL. */
+struct md_entry *md_ledger_walk_dead(struct md_ledger_walk *w)
+{
+	struct md_entry *e;
+
+	if (!w->dead_next)
+		return NULL;
+	e = llist_entry(w->dead_next, struct md_entry, dead_link);
+	w->dead_next = w->dead_next->next;
+	return e;
+}
+
+/* The walk's end: the next may begin; the dead entries are freed. */
+void md_ledger_walk_end(struct md_ledger_walk *w)
+{
+	mutex_unlock(&md_walk_mutex);
+	md_ledger_free_dead(w->dead);
+}
+
 int md_ledger_init(void)
 {
 	md_stopping = false;
-	md_ledger_refill();
-	return md_pool_count ? 0 : -ENOMEM;
+	md_pool_refill();
+	return md_pool_empty() ? -ENOMEM : 0;
 }
 
 /* No more change work from here: md_memcg_changed() is done queueing. */
@@ -697,8 +540,7 @@ void md_ledger_exit(void)
 	llist_del_all(&md_dead);	/* still on md_entries */
 	for (i = 0; i < ARRAY_SIZE(md_hash); i++)
 		INIT_HLIST_HEAD(&md_hash[i]);
-	list_splice_init(&md_pool, &md_entries);
-	md_pool_count = 0;
+	md_pool_drain(&md_entries);
 	synchronize_rcu();
 	list_for_each_entry_safe(e, tmp, &md_entries, node) {
 		list_del(&e->node);

@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The dirty ledger: one entry per memcg, per node, kept from the probes.
- * It knows nothing of debugfs or of the scan: those ask it for entries.
+ * Each entry carries a sub-struct for each higher layer that keeps state
+ * per memcg (the scan, the checks, the audit, fault injection, debugfs):
+ * the ledger allocates and frees them with the entry but never reads them.
+ * Those layers ask it for entries (md_entry_get(), md_ledger_walk_*()).
  */
 #ifndef MEMCG_DIRTY_LEDGER_H
 #define MEMCG_DIRTY_LEDGER_H
 
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 struct dentry;
@@ -32,10 +37,64 @@ enum md_event {
 
 extern const char * const md_event_names[MD_NR_EVENTS];
 
+/* A per-CPU counter's value: the sum of every CPU's share. */
+static inline long md_sum_cpus(long __percpu *p)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(p, cpu);
+	return sum;
+}
+
 /* Per-CPU half of a ledger entry: only ever added to, summed on read. */
 struct md_pcpu {
 	long events[MD_NR_EVENTS];
 	long dirty[];		/* pages, indexed by node id, nr_node_ids long */
+};
+
+/* scan.c's, under md_mutex: the last page scan and the resync's waiting */
+struct md_entry_scan {
+	long *dirty;			/* per node: pages the last scan found */
+	bool valid;			/* no event of ours during the last scan */
+	long busy;			/* pages the scan found locked: not counted */
+	long seq0;			/* event sequence before the last scan */
+	/*
+	 * a sequence read before an RCU grace period, the checks' reference:
+	 * set by md_scan() and md_scan_ref() only
+	 */
+	long seq_ref;
+	u64 apart_ns;			/* since when scan, kernel apart at resyncs */
+	long apart;			/* by how many pages (md_resync_apart()) */
+};
+
+/* check.c's, under md_mutex */
+struct md_entry_check {
+	int last_verdict;		/* enum md_verdict, to log changes once */
+};
+
+/* audit.c's, under md_mutex */
+struct md_entry_audit {
+	unsigned int strikes;		/* audits in a row that found kernel, ledger apart */
+	long gap;			/* kernel - ledger at the last escalation */
+	unsigned int pending;		/* its bad verdict (bit), to be found again */
+	unsigned int printed;		/* verdicts (bits) printed on the console */
+	unsigned int warned;		/* verdicts (bits) raised as a WARN */
+};
+
+/* inject.c's, atomic, changed under its md_skew_lock */
+struct md_entry_inject {
+	atomic_long_t *skew;		/* per node: the kernel counter's skew */
+};
+
+/*
+ * debugfs's (cgroups.c), under md_mutex; a dead entry's, once the ledger's
+ * walk took it, under that walk until it frees the entry
+ */
+struct md_entry_fs {
+	struct dentry *dir;		/* cgroups/... directory, or NULL */
+	bool renamed;			/* dir renamed to NAME@ID once dying */
 };
 
 /*
@@ -51,48 +110,40 @@ struct md_entry {
 	struct llist_node dead_link;	/* on md_dead once the memcg is freed */
 	struct mem_cgroup *memcg;	/* only while !dead */
 	u64 cgid;
-	bool dead;			/* memcg freed: unhashed, dir going */
+	bool dead;			/* memcg freed: unhashed, going */
 	/*
 	 * False while the ledger's starting point is unknown: the memcg
 	 * existed when the module loaded and may have had dirty pages then.
 	 * md_resync() sets base[] from a quiescent scan.
 	 */
 	bool synced;
-	/* the page scan's (scan.c, under md_mutex) */
-	bool scan_valid;		/* no event of ours during the last scan */
-	long scan_busy;			/* pages the scan found locked: not counted */
-	long seq0;			/* event sequence before the last scan */
-	u64 resync_apart_ns;		/* since when scan, kernel apart at resyncs */
-	long resync_apart;		/* by how many pages (md_resync_apart()) */
-	/* check.c's: a sequence read before an RCU grace period */
-	long seq_ref;
 	/* pages in return probes' windows (md_inflight_begin()) */
 	atomic_long_t inflight;
 	atomic_long_t unsyncs;		/* md_entry_unsync() calls */
-	int last_verdict;		/* check.c: enum md_verdict, to log changes once */
-	/* audit.c's, under md_mutex */
-	unsigned int audit_strikes;	/* audits in a row that found kernel, ledger apart */
-	long audit_gap;			/* kernel - ledger at the last escalation */
-	unsigned int audit_pending;	/* its bad verdict (bit), to be found again */
-	unsigned int audit_printed;	/* verdicts (bits) printed on the console */
-	unsigned int audit_warned;	/* verdicts (bits) raised as a WARN */
-	/* debugfs.c's, under md_mutex */
-	struct dentry *dir;		/* cgroups/... directory, or NULL */
-	bool renamed;			/* dir renamed to NAME@ID once dying */
 	struct md_pcpu __percpu *pcpu;
 	long *base;			/* per node: dirty pages before the events */
-	long *scan;			/* per node: last page scan (md_mutex) */
-	atomic_long_t *injected;	/* per node: fault injection's skew */
 	/*
 	 * Per node, where the kernel reparents (MD_KERNEL_REPARENTS): what
 	 * was carried in from released descendants (their folios count here
 	 * now), less what this memcg handed on to its parent once released
-	 * itself; md_carry().
+	 * itself; md_carry() (unit.c).
 	 */
 	atomic_long_t *carried_kernel;
 	atomic_long_t *carried_ledger;
-	long arrays[];			/* base, scan, injected, carried_* */
+	/* the higher layers' state (above): the ledger never reads it */
+	struct md_entry_scan scan;
+	struct md_entry_check check;
+	struct md_entry_audit audit;
+	struct md_entry_inject inject;
+	struct md_entry_fs fs;
+	long arrays[];			/* base, scan.dirty, inject.skew, carried_* */
 };
+
+/*
+ * The ledger layer's own (ledger.c, pool.c, unit.c): md_hash, the pool,
+ * entries' dead flag and the carries; taken in probes.
+ */
+extern raw_spinlock_t md_hash_lock;
 
 /* md_entries, and every entry's fields marked md_mutex */
 extern struct mutex md_mutex;
@@ -100,7 +151,6 @@ extern struct list_head md_entries;
 
 int md_ledger_init(void);
 void md_ledger_set_change_work(struct work_struct *work);
-void md_ledger_refill(void);
 void md_ledger_unsync_existing(void);
 void md_ledger_stop(void);
 void md_ledger_exit(void);
@@ -120,38 +170,52 @@ void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
 void md_account_uncharged(long pages);
 void md_memcg_released(struct mem_cgroup *memcg);
 void md_memcg_freed(struct mem_cgroup *memcg);
-void md_entry_carry_offset(struct md_entry *e, const long *pages);
-unsigned int md_carry_begin(void);
-bool md_carry_retry(unsigned int seq);
-/*
- * How often a reader sums again because a carry ran through its sum: any
- * release anywhere moves the sequence, so under release churn a long sum
- * could retry for ever.  Past this many reads it gives up, and says so.
- */
-#define MD_CARRY_TRIES	8
 void md_memcg_changed(void);
 
 struct md_entry *md_entry_lookup(struct mem_cgroup *memcg);
 struct md_entry *md_entry_get(struct mem_cgroup *memcg, gfp_t gfp);
 struct mem_cgroup *md_entry_pin(struct md_entry *e);
 void md_ledger_list_fresh(void);
-struct llist_node *md_ledger_take_dead(void);
-void md_ledger_free_dead(struct llist_node *dead);
 
+/*
+ * The ledger's upkeep, with what the caller hangs on entries:
+ *
+ *	md_ledger_walk_begin(&w);
+ *	while ((e = md_ledger_walk_next(&w)))
+ *		(e's memcg, w.pos, has an entry: give e what it lacks)
+ *	md_ledger_walk_unlock(&w);
+ *	while ((e = md_ledger_walk_dead(&w)))
+ *		(remove what was hung on e, oldest first)
+ *	md_ledger_walk_end(&w);
+ *
+ * An iterator, not a callback: no indirect call (scripts/ibt-check).
+ */
+struct md_ledger_walk {
+	struct mem_cgroup *pos;		/* the memcg of the last entry returned */
+	struct llist_node *dead;	/* entries of freed memcgs, oldest first */
+	struct llist_node *dead_next;	/* md_ledger_walk_dead()'s next */
+	long lost_gen;			/* md_lost_gen when the walk began */
+	bool all;			/* every memcg so far had its entry */
+};
+
+void md_ledger_walk_begin(struct md_ledger_walk *w);
+struct md_entry *md_ledger_walk_next(struct md_ledger_walk *w);
+void md_ledger_walk_unlock(struct md_ledger_walk *w);
+struct md_entry *md_ledger_walk_dead(struct md_ledger_walk *w);
+void md_ledger_walk_end(struct md_ledger_walk *w);
+
+/* an entry's counts read (sums.c) */
 long md_entry_dirty(struct md_entry *e, int nid);
-long md_entry_carried_kernel(struct md_entry *e, int nid);
-long md_entry_carried_ledger(struct md_entry *e, int nid);
 long md_entry_events_dirty(struct md_entry *e, int nid);
 long md_entry_dirty_may_sleep(struct md_entry *e, int nid);
 long md_entry_event(struct md_entry *e, enum md_event ev);
 long md_entry_seq(struct md_entry *e);
 long md_entry_inflight(struct md_entry *e);
 bool md_entry_quiet(struct md_entry *e, long seq);
-long md_lost_gen_read(void);
-void md_lost_settle(long gen);
 long md_uncharged_total(void);
 long md_lost_total(void);
 long md_total_seq(void);
+/* the module's memory in entries (pool.c) */
 long md_entries_count(void);
 size_t md_entry_bytes(void);
 

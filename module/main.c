@@ -12,6 +12,7 @@
 #include <linux/module.h>
 #include "attach.h"
 #include "audit.h"
+#include "cgroups.h"
 #include "compat.h"
 #include "control.h"
 #include "debugfs.h"
@@ -19,6 +20,7 @@
 #include "faults.h"
 #include "inject.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "scan.h"
 #include "shadow.h"
 #include "watch.h"
@@ -62,7 +64,7 @@ static int __init md_init(void)
 		goto out_debugfs;
 	md_delay(MD_D_LOAD);
 	md_ledger_unsync_existing();
-	md_debugfs_reconcile();
+	md_cgroups_reconcile();
 	md_resync_kick();
 	md_watch_init();
 	md_audit_start();

@@ -30,6 +30,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include "compat.h"
+#include "memcg.h"
 #include "notes.h"
 
 #define MD_NOTE_BITS	6		/* buckets */

@@ -29,8 +29,10 @@
 #include "compat.h"
 #include "faults.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "scan.h"
 #include "shadow.h"
+#include "unit.h"
 
 struct md_scan_info md_last_scan;
 
@@ -92,7 +94,7 @@ static void md_scan_busy(struct folio *folio, struct md_scan_info *info)
 	memcg = folio_memcg(folio);
 	e = memcg ? md_entry_lookup(memcg) : NULL;
 	if (e)
-		e->scan_busy += nr;
+		e->scan.busy += nr;
 }
 
 /*
@@ -216,7 +218,7 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 		else if (!md_shadow_test(folio) && md_untagged_stays(folio, mapping))
 			md_shadow_scan_uncounted(folio, e->cgid);
 		if (e)
-			e->scan[folio_nid(folio)] += nr;
+			e->scan.dirty[folio_nid(folio)] += nr;
 		else if (memcg)
 			info->unattributed += nr;
 		else
@@ -338,7 +340,7 @@ static void md_scan_shadow(void)
 }
 
 /*
- * Fills entry->scan[] for every listed entry, and tells for which the scan
+ * Fills entry->scan.dirty[] for every listed entry, and tells for which the scan
  * is exact (scan_valid): no event of theirs completed while it ran, and no
  * return probe's window was open at either end.
  *
@@ -352,7 +354,7 @@ static void md_scan_shadow(void)
  * which it reads under the lock that counted it.  So an update half done
  * at either end shows as a moved sequence, never as a page counted by one
  * view only.  Each sequence taken here also serves check.c as a reference
- * taken before a grace period (seq_ref).
+ * taken before a grace period (scan.seq_ref).
  */
 void md_scan(void)
 {
@@ -364,11 +366,11 @@ void md_scan(void)
 	lockdep_assert_held(&md_mutex);
 	md_ledger_list_fresh();
 	list_for_each_entry(e, &md_entries, node) {
-		memset(e->scan, 0, nr_node_ids * sizeof(*e->scan));
-		e->scan_busy = 0;
-		e->seq0 = md_entry_seq(e);
-		e->seq_ref = e->seq0;
-		e->scan_valid = !md_entry_inflight(e);
+		memset(e->scan.dirty, 0, nr_node_ids * sizeof(*e->scan.dirty));
+		e->scan.busy = 0;
+		e->scan.seq0 = md_entry_seq(e);
+		e->scan.seq_ref = e->scan.seq0;
+		e->scan.valid = !md_entry_inflight(e);
 	}
 	synchronize_rcu();
 
@@ -387,8 +389,19 @@ void md_scan(void)
 	info.count = md_last_scan.count + 1;
 	md_ledger_list_fresh();	/* entries the scan took from the pool */
 	list_for_each_entry(e, &md_entries, node)
-		e->scan_valid = e->scan_valid && md_entry_quiet(e, e->seq0);
+		e->scan.valid = e->scan.valid && md_entry_quiet(e, e->scan.seq0);
 	md_last_scan = info;
+}
+
+/*
+ * @e's reference sequence for the checks (scan.seq_ref), @seq, read before
+ * the grace period the caller waits for next: md_scan() takes it with each
+ * scan, and a check that reuses a scan, or does not scan, takes it here.
+ */
+void md_scan_ref(struct md_entry *e, long seq)
+{
+	lockdep_assert_held(&md_mutex);
+	e->scan.seq_ref = seq;
 }
 
 /*
@@ -407,36 +420,29 @@ void md_scan(void)
 static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg,
 				    long *offset)
 {
+	struct md_unit_walk w;
 	struct mem_cgroup *pos;
-	unsigned int carry_seq;
 	struct md_entry *m;
-	int nid, tries = 0;
+	int nid;
 
-retry:
-	carry_seq = md_carry_begin();
-	for_each_node(nid)
-		offset[nid] = e->scan[nid] - md_kernel_dirty_node(memcg, nid) -
-			      md_entry_carried_kernel(e, nid);
-	pos = NULL;
-	rcu_read_lock();
-	while ((pos = md_memcg_next(pos, memcg))) {
-		if (pos == memcg || !css_is_dying(&pos->css) || md_unit_root(pos) != memcg)
-			continue;
-		m = md_entry_lookup(pos);
-		for_each_node(nid) {
-			offset[nid] -= md_kernel_dirty_node(pos, nid);
-			if (m)
-				offset[nid] += m->scan[nid] - md_entry_carried_kernel(m, nid);
+	md_unit_walk_begin(&w, memcg, MD_UNIT_MEMBERS);
+	do {
+		for_each_node(nid)
+			offset[nid] = e->scan.dirty[nid] - md_kernel_dirty_node(memcg, nid) -
+				      md_entry_carried_kernel(e, nid);
+		rcu_read_lock();
+		while ((pos = md_unit_walk_next(&w))) {
+			m = md_entry_lookup(pos);
+			for_each_node(nid) {
+				offset[nid] -= md_kernel_dirty_node(pos, nid);
+				if (m)
+					offset[nid] += m->scan.dirty[nid] -
+						       md_entry_carried_kernel(m, nid);
+			}
 		}
-	}
-	rcu_read_unlock();
-	if (!md_carry_retry(carry_seq))
-		return true;
-	if (++tries < MD_CARRY_TRIES) {
-		cond_resched();
-		goto retry;
-	}
-	return false;
+		rcu_read_unlock();
+	} while (md_unit_walk_again(&w));
+	return w.settled;
 }
 
 /*
@@ -462,15 +468,15 @@ static bool md_resync_apart(struct md_entry *e, const long *offset)
 	for_each_node(nid)
 		apart += abs(offset[nid]);
 	if (!apart) {
-		e->resync_apart_ns = 0;
+		e->scan.apart_ns = 0;
 		return false;
 	}
-	if (!e->resync_apart_ns || apart != e->resync_apart) {
-		e->resync_apart_ns = now;	/* first seen so: wait */
-		e->resync_apart = apart;
+	if (!e->scan.apart_ns || apart != e->scan.apart) {
+		e->scan.apart_ns = now;	/* first seen so: wait */
+		e->scan.apart = apart;
 		return true;
 	}
-	return now - e->resync_apart_ns < md_uncounted_ns();
+	return now - e->scan.apart_ns < md_uncounted_ns();
 }
 
 /*
@@ -504,7 +510,7 @@ int md_resync(void)
 	list_for_each_entry(e, &md_entries, node) {
 		if (READ_ONCE(e->dead) || READ_ONCE(e->synced))
 			continue;
-		if (!e->scan_valid || e->scan_busy) {
+		if (!e->scan.valid || e->scan.busy) {
 			left++;
 			continue;
 		}
@@ -522,17 +528,17 @@ int md_resync(void)
 		for_each_node(nid)
 			events[nid] = md_entry_events_dirty(e, nid);
 		/* an event since the scan began would be in events, not scan */
-		if (!md_entry_quiet(e, e->seq0) || (own_count && md_resync_apart(e, offset))) {
+		if (!md_entry_quiet(e, e->scan.seq0) || (own_count && md_resync_apart(e, offset))) {
 			left++;
 			goto next;
 		}
 		for_each_node(nid)	/* what was carried here counts too */
-			WRITE_ONCE(e->base[nid], e->scan[nid] - events[nid] -
+			WRITE_ONCE(e->base[nid], e->scan.dirty[nid] - events[nid] -
 				   md_entry_carried_ledger(e, nid));
-		e->resync_apart_ns = 0;
+		e->scan.apart_ns = 0;
 		WRITE_ONCE(e->synced, true);
 		smp_mb();	/* pairs with md_entry_unsync() */
-		if (!md_entry_quiet(e, e->seq0)) {
+		if (!md_entry_quiet(e, e->scan.seq0)) {
 			WRITE_ONCE(e->synced, false);
 			left++;
 		} else if (MD_KERNEL_REPARENTS && own_count) {

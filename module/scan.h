@@ -8,6 +8,8 @@
 
 #include <linux/types.h>
 
+struct md_entry;
+
 /* The last page scan, system-wide figures (md_mutex). */
 struct md_scan_info {
 	u64 count;			/* scans so far */
@@ -25,6 +27,7 @@ extern struct md_scan_info md_last_scan;
 
 void md_scan(void);
 u64 md_scan_age_ms(void);
+void md_scan_ref(struct md_entry *e, long seq);
 int md_resync(void);
 void md_resync_kick(void);
 void md_resync_stop(void);

@@ -54,6 +54,7 @@
 #include <linux/workqueue.h>
 #include "compat.h"
 #include "faults.h"
+#include "memcg.h"
 #include "notes.h"
 #include "watch.h"
 #include "watch_report.h"

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory cgroups as the kernel keeps them: the root memcg, the hierarchy
+ * walk (dying memcgs included), a unit's live root, a memcg by path, and
+ * the kernel's own NR_FILE_DIRTY counters read exactly.  What differs
+ * between kernels (where a memcg's counter sits) is compat.c's.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cgroup.h>
+#include <linux/mmzone.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include "compat.h"
+#include "memcg.h"
+
+/* The root memcg never goes away; init_task always lives in the root cgroup. */
+struct mem_cgroup *md_root_memcg(void)
+{
+	struct mem_cgroup *memcg;
+
+	rcu_read_lock();
+	memcg = mem_cgroup_from_task(&init_task);
+	rcu_read_unlock();
+	return memcg;
+}
+
+/*
+ * Pre-order walk of @root's subtree, dying (offline, not yet released)
+ * memcgs included.  Caller holds rcu_read_lock(); @pos may be NULL to start.
+ * Like mem_cgroup_iter(), but without its shared iterator state.
+ */
+struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
+				 struct mem_cgroup *root)
+{
+	struct cgroup_subsys_state *css;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "walking memcgs needs rcu_read_lock()");
+	css = css_next_descendant_pre(pos ? &pos->css : NULL, &root->css);
+	return css ? mem_cgroup_from_css(css) : NULL;
+}
+
+/*
+ * Walk every memcg, dying ones included, holding a reference on the one
+ * returned (dropped on the next call), so the caller may sleep in between.
+ */
+struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos)
+{
+	struct mem_cgroup *next = pos;
+
+	rcu_read_lock();
+	do {
+		next = md_memcg_next(next, md_root_memcg());
+	} while (next && !css_tryget(&next->css));
+	rcu_read_unlock();
+	if (pos)
+		css_put(&pos->css);
+	return next;
+}
+
+/*
+ * The live memcg whose cgroup path (in its hierarchy, "/" for the root) is
+ * @want, with a reference; NULL if there is none.  Process context.
+ */
+struct mem_cgroup *md_memcg_by_path(const char *want)
+{
+	struct mem_cgroup *root = md_root_memcg(), *pos = NULL, *found = NULL;
+	char *path = kmalloc(PATH_MAX, GFP_KERNEL);
+
+	if (!path)
+		return NULL;
+	rcu_read_lock();
+	while ((pos = md_memcg_next(pos, root))) {
+		if (cgroup_path(pos->css.cgroup, path, PATH_MAX) < PATH_MAX &&
+		    !strcmp(path, want) && !css_is_dying(&pos->css) &&
+		    css_tryget(&pos->css)) {
+			found = pos;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	kfree(path);
+	return found;
+}
+
+/*
+ * The live memcg whose unit @memcg is in (see check.c): where the kernel
+ * reparents, a dying memcg's folios count in its nearest live ancestor.
+ * Caller holds rcu_read_lock() or a reference on @memcg.
+ */
+struct mem_cgroup *md_unit_root(struct mem_cgroup *memcg)
+{
+	while (MD_KERNEL_REPARENTS && css_is_dying(&memcg->css) && parent_mem_cgroup(memcg))
+		memcg = parent_mem_cgroup(memcg);
+	return memcg;
+}
+
+bool md_cgroup_v1(void)
+{
+	return md_root_memcg()->css.cgroup->root != &cgrp_dfl_root;
+}
+
+/*
+ * The kernel's local per-node NR_FILE_DIRTY of a memcg, exact: the per-CPU
+ * lruvec counters are cumulative (an rstat flush only advances its own
+ * state_prev copy), so their sum is the value memory.stat would show after
+ * a flush (v1 "dirty"), without the clamp to 0 the kernel's helpers apply.
+ * Lockless and non-sleeping; a concurrent update is either in or out.
+ */
+long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid)
+{
+	long __percpu *slot = md_kernel_dirty_slot(memcg, nid);
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(slot, cpu);
+	return sum;
+}
+
+/*
+ * Exact global NR_FILE_DIRTY: the nodes' atomic counters plus the per-CPU
+ * deltas not yet folded in (global_node_page_state() leaves those out).
+ */
+long md_kernel_dirty_global(void)
+{
+	long sum = 0;
+	int nid, cpu;
+
+	for_each_online_node(nid) {
+		struct pglist_data *pgdat = NODE_DATA(nid);
+		struct per_cpu_nodestat *pcp;
+
+		sum += atomic_long_read(&pgdat->vm_stat[NR_FILE_DIRTY]);
+		for_each_online_cpu(cpu) {
+			pcp = per_cpu_ptr(pgdat->per_cpu_nodestats, cpu);
+			sum += pcp->vm_node_stat_diff[NR_FILE_DIRTY];
+		}
+	}
+	return sum;
+}
