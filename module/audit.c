@@ -6,7 +6,7 @@
  * the kernel's counter against the ledger within the bound, no page
  * scan).  A memcg whose two views are apart in two audits in a row is
  * escalated to a page scan and a full verdict, and only a bad verdict that
- * the next escalation finds again is said (a scan can catch a folio in
+ * the next escalation finds again is reported (a scan can catch a folio in
  * passing, in a dirtier's gap; a bug's offset stays), once per memcg and
  * verdict: one console line, and with audit_warn=1 one WARN, which
  * harnesses flag like any kernel warning.
@@ -209,7 +209,7 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	e->audit.strikes = MD_AUDIT_STRIKES;
 	if (!e->audit.pending && e->audit.printed && gap == e->audit.gap &&
 	    (!md_audit_warns() || e->audit.warned))
-		return false;	/* said already, and nothing moved */
+		return false;	/* reported already, and nothing moved */
 	e->audit.gap = gap;
 	pass->escalations++;
 	/* the first finding is not logged either: it may not last */
@@ -251,7 +251,7 @@ static void md_audit_watch(struct mem_cgroup *memcg, int nid, char *buf,
 	ret = md_watch_start_audit(path, nid, READ_ONCE(audit_watch_s));
 	if (!ret) {
 		pass->watches++;
-		pr_warn("watch %s (id %llu) armed by the audit: a change of its counter outside the dirty accounting, or mismatched there, is said next (\"watch off\" in control stops it; it stops by itself once it has, or after audit_watch_s)\n",
+		pr_warn("watch %s (id %llu) armed by the audit: a change of its counter outside the dirty accounting, or mismatched there, is reported next (\"watch off\" in control stops it; it stops by itself once it has, or after audit_watch_s)\n",
 			path, cgroup_id(memcg->css.cgroup));
 	} else if (ret != -EBUSY && ret != -ENOENT && ret != -EALREADY) {
 		pr_warn_ratelimited("watch %s: the audit cannot arm it: %d\n", path, ret);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The continuous audit (module parameter audit_ms): every memcg checked
- * each period, bad verdicts said on the console.  Its state, for debugfs.
+ * each period, bad verdicts reported on the console.  Its state, for debugfs.
  */
 #ifndef MEMCG_DIRTY_AUDIT_H
 #define MEMCG_DIRTY_AUDIT_H

@@ -42,7 +42,7 @@ struct md_scan_info md_last_scan;
  * whose shadow bit is clear (the residual window of md_scan_tagged()).
  * Two tables (the last scan's, this scan's), md_mutex.  A folio is the
  * same one if its pfn, mapping and index are.  Beyond MD_UNTAGGED_MAX a
- * folio is not followed, so not said by this scan (a later one finds it).
+ * folio is not followed, so not reported by this scan (a later one finds it).
  */
 #define MD_UNTAGGED_MAX	64
 

@@ -9,7 +9,7 @@
  *
  * A cleaning of a folio whose bit is clear, in a synced memcg, is the
  * cleaning of a page nobody counted dirty: the kernel decrements what it
- * never incremented (the 4.2 bug's class).  It is said with the page's
+ * never incremented (the 4.2 bug's class).  It is reported with the page's
  * file and index unless a dirtier racing the cleaning sets the bit first:
  * a dirtier sets PG_dirty, and counts it later (__folio_mark_dirty()),
  * and a cleaning in between takes a count not yet given.  No grace period
@@ -17,8 +17,8 @@
  * every kernel from 6.13) it is outside any RCU section, and a dirtier
  * preempted there (PREEMPT_RT, preempt=full) stays in it as long as it is
  * kept off its CPU.  So a suspect waits uncounted_ms, and a grace period
- * (the probes' own sections), before it is said; a dirtier kept off its
- * CPU longer than that is said as a bug (the trade-off: a real one is said
+ * (the probes' own sections), before it is reported; a dirtier kept off its
+ * CPU longer than that is reported as a bug (the trade-off: a real one is reported
  * uncounted_ms late).  A raced cleaning leaves the page clean and counted
  * by the dirtier: its bit, which that count set, is cleared again.
  *
@@ -74,7 +74,7 @@ static unsigned long md_shadow_base, md_shadow_pfns;	/* the pfns covered */
 static DEFINE_RAW_SPINLOCK(md_shadow_lock);	/* the pending cleanings */
 static struct md_shadow_suspect md_shadow_pending[MD_SHADOW_PENDING];
 static unsigned int md_shadow_nr_pending;
-static atomic_long_t md_shadow_suspects, md_shadow_said, md_shadow_raced, md_shadow_dropped;
+static atomic_long_t md_shadow_suspects, md_shadow_reported, md_shadow_raced, md_shadow_dropped;
 static DEFINE_RATELIMIT_STATE(md_shadow_rs, 5 * HZ, 10);
 
 static void md_shadow_report_fn(struct work_struct *work);
@@ -145,7 +145,7 @@ void md_shadow_stats(struct md_shadow_stats *st)
 {
 	st->bytes = md_shadow ? BITS_TO_LONGS(md_shadow_pfns) * sizeof(long) : 0;
 	st->suspects = atomic_long_read(&md_shadow_suspects);
-	st->said = atomic_long_read(&md_shadow_said);
+	st->reported = atomic_long_read(&md_shadow_reported);
 	st->raced = atomic_long_read(&md_shadow_raced);
 	st->dropped = atomic_long_read(&md_shadow_dropped);
 }
@@ -390,7 +390,7 @@ bool md_shadow_list_read(enum md_shadow_listing which, struct md_shadow_list *co
 
 /*
  * The cleaning of @folio (locked, in the page cache of @mapping) found its
- * bit clear, in memcg @cgid: remember it, to be said after uncounted_ms
+ * bit clear, in memcg @cgid: remember it, to be reported after uncounted_ms
  * and a grace period unless a racing dirtier sets the bit meanwhile.  Any
  * context: no grace period is started here (start_poll_synchronize_rcu()
  * wants interrupts on), the report's work starts it.
@@ -492,7 +492,7 @@ static void md_shadow_report_fn(struct work_struct *work)
 			atomic_long_inc(&md_shadow_raced);
 			continue;
 		}
-		atomic_long_inc(&md_shadow_said);
+		atomic_long_inc(&md_shadow_reported);
 		md_anomaly(MD_A_CLEANED_UNCOUNTED, s->cgid, s->nid, s->probe, s->pfn, 0, 0, 0, 0);
 		if (__ratelimit(&md_shadow_rs))
 			pr_warn("cleaned a page never counted dirty: cgroup %llu node %d, file %u:%u inode %lu index %lu (%s)\n",

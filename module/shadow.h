@@ -14,12 +14,12 @@ struct folio;
 struct md_shadow_stats {
 	unsigned long bytes;		/* the bitmap's size, 0 without track=1 */
 	unsigned long suspects;		/* cleanings that found their bit clear */
-	unsigned long said;		/* of them, said (no dirtier raced them) */
+	unsigned long reported;		/* of them, reported (no dirtier raced them) */
 	unsigned long raced;		/* of them, a dirtier set the bit meanwhile */
 	unsigned long dropped;		/* of them, no room to hold them */
 };
 
-/* A cleaning of a page whose bit was clear, to be said after a grace period. */
+/* A cleaning of a page whose bit was clear, to be reported after a grace period. */
 struct md_shadow_suspect {
 	unsigned long pfn;
 	u64 cgid;

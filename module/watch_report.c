@@ -15,11 +15,11 @@
  * "mismatched", the shape of the 4.3 migration bug.  So is a reparented
  * change of the watched memcg's counter by other than what the child gave
  * up on that node (md_watch_reparent_mismatch()).  Outside and mismatched
- * changes are said on the console, once per call site.
+ * changes are reported on the console, once per call site.
  *
  * Context: the records are written in the debug exception
  * (md_watch_ring_claim(), md_watch_ring_publish()) and read here under a
- * sequence count; the report and the said call sites are under the
+ * sequence count; the report and the reported call sites are under the
  * watch's mutex (watch.c), in process context.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -32,7 +32,7 @@
 #include "notes.h"
 #include "watch_report.h"
 
-#define MD_WATCH_SAID		32	/* call sites said on the console */
+#define MD_WATCH_REPORTED		32	/* call sites reported on the console */
 #define MD_WATCH_LINE_FRAMES	4	/* frames in a console line */
 
 const char * const md_watch_where_names[] = {
@@ -43,10 +43,10 @@ const char * const md_watch_where_names[] = {
 	[MD_W_REPARENTED]	= "reparented",
 };
 
-static unsigned long md_watch_said[MD_WATCH_SAID][MD_WATCH_LINE_FRAMES];
-static unsigned int md_watch_nr_said;
-/* each call site is said once per arming: the limit is for re-armings */
-static DEFINE_RATELIMIT_STATE(md_watch_rs, 5 * HZ, MD_WATCH_SAID);
+static unsigned long md_watch_reported[MD_WATCH_REPORTED][MD_WATCH_LINE_FRAMES];
+static unsigned int md_watch_nr_reported;
+/* each call site is reported once per arming: the limit is for re-armings */
+static DEFINE_RATELIMIT_STATE(md_watch_rs, 5 * HZ, MD_WATCH_REPORTED);
 
 /*
  * The kernel's functions that change NR_FILE_DIRTY with a page's dirty
@@ -195,18 +195,18 @@ enum md_watch_where md_watch_where(const struct md_watch_record *r, u64 cgid,
 							    MD_W_ACCOUNTED;
 }
 
-/* Whether the line's frames (@n of them at @c) are new: each is said once. */
+/* Whether the line's frames (@n of them at @c) are new: each is reported once. */
 static bool md_watch_new_site(const unsigned long *c, unsigned int n)
 {
 	unsigned long key[MD_WATCH_LINE_FRAMES] = { };
 	unsigned int i;
 
 	memcpy(key, c, n * sizeof(*c));
-	for (i = 0; i < md_watch_nr_said; i++)
-		if (!memcmp(md_watch_said[i], key, sizeof(key)))
+	for (i = 0; i < md_watch_nr_reported; i++)
+		if (!memcmp(md_watch_reported[i], key, sizeof(key)))
 			return false;
-	if (md_watch_nr_said < MD_WATCH_SAID)
-		memcpy(md_watch_said[md_watch_nr_said++], key, sizeof(key));
+	if (md_watch_nr_reported < MD_WATCH_REPORTED)
+		memcpy(md_watch_reported[md_watch_nr_reported++], key, sizeof(key));
 	return true;
 }
 
@@ -238,10 +238,10 @@ static void md_watch_say(const struct md_watch_record *r, unsigned int site,
 		n > 3 ? " <- " : "", n > 3 ? (void *)c[3] : NULL);
 }
 
-/* At each arming: every call site may be said again. */
+/* At each arming: every call site may be reported again. */
 void md_watch_report_reset(void)
 {
-	md_watch_nr_said = 0;
+	md_watch_nr_reported = 0;
 }
 
 /*

@@ -2,7 +2,7 @@
 /*
  * The watch's records of its changes, a ring of them per CPU, and their
  * report: which code made each change (accounted, mismatched, outside,
- * unknown, reparented), counted, and the wrong ones said on the console.
+ * unknown, reparented), counted, and the wrong ones reported on the console.
  */
 #ifndef MEMCG_DIRTY_WATCH_REPORT_H
 #define MEMCG_DIRTY_WATCH_REPORT_H

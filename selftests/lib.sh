@@ -462,12 +462,12 @@ md_lines() {
 	dmesg | grep -c "memcg_dirty: $1 .* (id $2) node " || true
 }
 
-# md_said_within VERDICT CGROUP_ID AUDITS0: wait (up to 60 s) for the line
+# md_reported_within VERDICT CGROUP_ID AUDITS0: wait (up to 60 s) for the line
 # of a bug staged when AUDITS0 audits had run; print how many audits it
 # took (audits, not seconds: the emulator's pace varies): the number of
 # the pass that printed it, less AUDITS0.  The pass running while the bug
 # was staged counts as the first.
-md_said_within() {
+md_reported_within() {
 	if md_poll 600 md_said "$1" "$2"; then
 		echo $(($(md_audit printed_audit) - $3))
 	else

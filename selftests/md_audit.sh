@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The continuous audit (audit_ms).  A bug staged with fault injection (the
 # kernel's counter of a cgroup moved without any page changing state) is
-# said on the console within four audit periods, with the cgroup's path
+# reported on the console within four audit periods, with the cgroup's path
 # and id, the node's three values and the suspect; once per memcg and
 # verdict, however long it lasts.  With audit_warn=1 each memcg and
 # verdict also raises exactly one WARN, including memcgs found bad before
@@ -47,24 +47,24 @@ echo $! > "$CG/md_au_busy/cgroup.procs"
 # the kernel's counter of md_au_kernel 5 pages above what its pages say
 a0=$(md_audit audits)
 md_inject skew /md_au_kernel 5
-took=$(md_said_within mismatch "$kern" "$a0")
-md_diag "mismatch of md_au_kernel said after $took audits"
-md_check "a mismatch is said within 4 audits" test "$took" -le 4 2>/dev/null
+took=$(md_reported_within mismatch "$kern" "$a0")
+md_diag "mismatch of md_au_kernel reported after $took audits"
+md_check "a mismatch is reported within 4 audits" test "$took" -le 4 2>/dev/null
 line=$(dmesg | grep "memcg_dirty: mismatch .* (id $kern) node ")
 md_diag "$line"
 md_check "the line names the path, the node, the three values and the suspect" \
 	sh -c "echo '$line' | grep -Eq 'memcg_dirty: mismatch /md_au_kernel \(id $kern\) node [0-9]+: kernel 5 ledger 0 scan 0, suspect kernel$'"
 md_check "events logged the mismatch" md_has_event mismatch "$kern"
 md_audits_pass 6
-md_eq "said once, not at every audit" 1 "$(md_lines mismatch "$kern")"
+md_eq "reported once, not at every audit" 1 "$(md_lines mismatch "$kern")"
 md_eq "no WARN without audit_warn" 0 "$(md_audit warned)"
 
 # below zero: an underflow, with its own line
 a0=$(md_audit audits)
 md_inject skew /md_au_low -3
-took=$(md_said_within underflow "$low" "$a0")
-md_diag "underflow of md_au_low said after $took audits"
-md_check "an underflow is said within 4 audits" test "$took" -le 4 2>/dev/null
+took=$(md_reported_within underflow "$low" "$a0")
+md_diag "underflow of md_au_low reported after $took audits"
+md_check "an underflow is reported within 4 audits" test "$took" -le 4 2>/dev/null
 md_check "its line: kernel -3, suspect kernel" \
 	sh -c "dmesg | grep -Eq 'memcg_dirty: underflow /md_au_low \(id $low\) node [0-9]+: kernel -3 ledger 0 scan 0, suspect kernel$'"
 
@@ -74,7 +74,7 @@ echo 1 > $P/audit_warn
 md_eq "audit_warn reads back in the audit file" 1 "$(md_audit audit_warn)"
 a0=$(md_audit audits)
 md_inject skew /md_au_warn 7
-took=$(md_said_within mismatch "$warn" "$a0")
+took=$(md_reported_within mismatch "$warn" "$a0")
 md_check "with audit_warn, the line still comes within 4 audits" test "$took" -le 4 2>/dev/null
 md_check "the WARN names memcg_dirty and what to read" \
 	sh -c "dmesg | grep -q 'memcg_dirty: audit found mismatch in memory cgroup /md_au_warn (id $warn).*read /sys/kernel/debug/memcg_dirty/events'"

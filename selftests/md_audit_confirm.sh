@@ -3,11 +3,11 @@
 # The audit says a bad verdict only when two escalations in a row find it.
 # A page scan can catch a folio in passing (in a dirtier's gap: see
 # md_race_retag.sh), so one full verdict is not enough for a console line,
-# let alone a WARN; a bug's offset stays, and is said one period later.
+# let alone a WARN; a bug's offset stays, and is reported one period later.
 # With audit_ms=1000 audit_warn=1, the kernel's counter of md_cf is skewed
 # by 5 pages until its first escalation, then put back: the escalation's
-# mismatch is counted unconfirmed, and nothing is said or logged.  Skewed
-# again and left so, it is said after the second escalation, with one WARN.
+# mismatch is counted unconfirmed, and nothing is reported or logged.  Skewed
+# again and left so, it is reported after the second escalation, with one WARN.
 . ./lib.sh
 md_require_writers
 md_require_ko
@@ -45,10 +45,10 @@ md_eq "the check reads ok" ok "$(md_chk md_cf verdict)"
 echo "memcg_dirty selftest: expected audit warnings begin" > /dev/kmsg
 a0=$(md_audit audits)
 md_inject skew /md_cf 5
-took=$(md_said_within mismatch "$id" "$a0")
+took=$(md_reported_within mismatch "$id" "$a0")
 echo "memcg_dirty selftest: expected audit warnings end" > /dev/kmsg
-md_diag "said after $took audits"
-md_check "a mismatch that stays is said within 4 audits" test "$took" -le 4 2> /dev/null
+md_diag "reported after $took audits"
+md_check "a mismatch that stays is reported within 4 audits" test "$took" -le 4 2> /dev/null
 md_eq "one bad verdict" 1 "$(md_audit bad_verdicts)"
 md_eq "one WARN" 1 "$(md_marked_warnings)"
 md_eq "one console line" 1 "$(md_lines mismatch "$id")"

@@ -134,7 +134,7 @@ dmesg | tail -n +$((mark + 1)) |
 	grep -E 'memcg_dirty: (mismatch|underflow|untrusted|audit found|watch)' > "$W/audit.lines"
 md_eq "no console line of the audit" 0 \
 	"$(grep -Ec 'memcg_dirty: (mismatch|underflow|untrusted|audit found)' "$W/audit.lines" || true)"
-# what a false verdict said, and how its cgroup reads now: to find why
+# what a false verdict reported, and how its cgroup reads now: to find why
 while read -r line; do md_diag "console: $line"; done < "$W/audit.lines"
 for p in $(sed -n 's/.*memcg_dirty: \(mismatch\|underflow\) \([^ ]*\) .*/\2/p' "$W/audit.lines" | sort -u); do
 	for f in check stat; do
@@ -155,8 +155,8 @@ echo scan > "$MD/control"
 md_eq "a scan after it finds no dirty page the ledger never counted (folios)" 0 \
 	"$(awk 'NR == 1 { print $2 }' "$MD/folios")"
 md_diag "$(awk '$1 ~ /^shadow_/ { printf "%s %s ", $1, $2 }' "$MD/version")"
-md_eq "the shadow (track=1) said no page cleaned uncounted" 0 \
-	"$(awk '$1 == "shadow_said" { print $2 }' "$MD/version")"
+md_eq "the shadow (track=1) reported no page cleaned uncounted" 0 \
+	"$(awk '$1 == "shadow_reported" { print $2 }' "$MD/version")"
 sync
 for c in lim fresh sync pinned; do
 	md_wait_synced "md_soak/$c" > /dev/null

@@ -14,7 +14,7 @@
 #     wrong with the change ("mismatched": another memcg, another size).
 # Then, after sync, how far the kernel's counter is off, against the ledger
 # and the scan.  The last lines are the result the host's table is made of,
-# one "md_bug result KEY: VALUE" each (md_result): caught, seconds, said
+# one "md_bug result KEY: VALUE" each (md_result): caught, seconds, reported
 # (every cgroup, node and verdict the audit named), suspect, warns,
 # localized (the function the watch named), what (its words), after_sync.
 #
@@ -45,7 +45,7 @@ md_load audit_ms=200 audit_warn=1 || md_skip_all "cannot load memcg_dirty with a
 echo "memcg_dirty selftest: expected audit warnings begin" > /dev/kmsg
 md_hold_writeback
 
-# caught: the audit said something, or the watch named something
+# caught: the audit reported something, or the watch named something
 caught() {
 	dmesg | grep -Eq "memcg_dirty: (mismatch|underflow) |memcg_dirty: watch .*: counter .*(, but |outside)"
 }
@@ -168,13 +168,13 @@ t0=$(t_of "md_bug: $bug taken for the first time")
 md_check "the bug was taken" test -n "$t0"
 line=$(dmesg | grep -E "memcg_dirty: (mismatch|underflow) " | head -n 1)
 t1=$(t_of "memcg_dirty: (mismatch|underflow) ")
-md_check "the audit said it" test -n "$line"
+md_check "the audit reported it" test -n "$line"
 secs=-
 [ -z "$t0" ] || [ -z "$t1" ] || secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 md_diag "first wrong count at $t0 s, the audit's line at $t1 s: $secs s"
 md_check "within 5 s of the first wrong count" awk -v s="$secs" 'BEGIN { exit !(s != "-" && s <= 5) }'
 # every cgroup, node and verdict the audit named, in order
-said=$(dmesg | sed -n 's/.*memcg_dirty: \(mismatch\|underflow\) \([^ ]*\) (id [0-9]*) node \([0-9]*\): .*suspect \([a-z]*\)$/\1 \2 node \3 (\4)/p' |
+reported=$(dmesg | sed -n 's/.*memcg_dirty: \(mismatch\|underflow\) \([^ ]*\) (id [0-9]*) node \([0-9]*\): .*suspect \([a-z]*\)$/\1 \2 node \3 (\4)/p' |
 	awk '!seen[$0]++' | paste -sd ';' | sed 's/;/; /g')
 suspect=$(echo "$line" | sed -n 's/.*, suspect \([a-z]*\)$/\1/p')
 md_eq "the suspect is the kernel" kernel "$suspect"
@@ -187,7 +187,7 @@ md_check "the watch named the code" test -n "$func"
 md_check "dmesg is clean but for the expected WARNs" md_dmesg_clean
 md_result caught "$([ -n "$line" ] && echo yes || echo no)"
 md_result seconds "$secs"
-md_result said "$said"
+md_result reported "$reported"
 md_result suspect "$suspect"
 md_result warns "$warns"
 md_result localized "${func:-none}"

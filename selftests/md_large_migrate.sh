@@ -50,9 +50,9 @@ move() {
 	k_from=$(md_stat md_large kernel_dirty_node$from) k_to=$(md_stat md_large kernel_dirty_node$to)
 	total=$(md_stat md_large dirty)
 	h0=$(md_probe_hits migrated)
-	said=$(mdfile migrate "$F" "$to")
+	reported=$(mdfile migrate "$F" "$to")
 	fol=$(mdfile folios "$F")
-	md_diag "$fs: node$from -> node$to: move_pages: $said; $(echo "$fol" | tr '\n' ';')"
+	md_diag "$fs: node$from -> node$to: move_pages: $reported; $(echo "$fol" | tr '\n' ';')"
 	m=$(($(md_stat md_large migrated) - mig))
 	c=$(($(md_stat md_large cleaned_io) - cleaned))
 	h=$(($(md_probe_hits migrated) - h0))

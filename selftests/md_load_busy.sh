@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Defects at load.  (1) The probes were armed before any memcg had an
 # entry, and the pool holds 128: with more memcgs writing during the load,
-# events were lost and every verdict said untrusted for the module's
+# events were lost and every verdict reported untrusted for the module's
 # lifetime.  (2) memcg_free was armed last, so a memcg freed during the load
 # could keep a hashed entry for a new memcg at its address to inherit.  A
 # delay point holds the load's window open (2 s) while 160 cgroups each

@@ -35,7 +35,7 @@ done
 touch "$W/stop"
 wait
 md_eq "90 checks during the writes: no false mismatch" 0 $bad
-md_diag "$uns of 90 checks said unsynced"
+md_diag "$uns of 90 checks reported unsynced"
 sync
 for c in a b c; do
 	md_check "md_lw/$c resyncs once the writer stops" md_wait_synced md_lw/$c

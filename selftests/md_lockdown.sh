@@ -68,8 +68,8 @@ for f in $files; do
 done
 md_eq "every read-only file reads ($(echo $files | wc -w) files)" "" "$bad"
 
-# --- the audit: the staged bug said, and the watch armed on it
-took=$(md_said_within mismatch "$bug" "$a0")
+# --- the audit: the staged bug reported, and the watch armed on it
+took=$(md_reported_within mismatch "$bug" "$a0")
 md_check "the audit says the staged mismatch (after $took audits)" test "$took" -le 4 2> /dev/null
 md_diag "$(dmesg | grep -m 1 "memcg_dirty: mismatch .* (id $bug) node ")"
 md_check "and arms the watch on it" md_poll 50 sh -c "[ \"\$(cat $P/watch)\" = /md_ld_bug ]"

@@ -3,7 +3,7 @@
 # memcg_dirty in a kernel booted with debugfs=off (selftests/vm/run
 # --append debugfs=off; scripts/vm-check gives it a boot of its own): the
 # module loads and says once that it has no files; a bug staged by the zoo
-# (through its parameter trigger: no debugfs) is said by the audit on the
+# (through its parameter trigger: no debugfs) is reported by the audit on the
 # console, which then arms the watch, and the watch names the zoo's code
 # when the bug strikes again; the parameters scan, resync and watch work;
 # memcg-dirty says why it has nothing to read; the unload is clean.
@@ -44,7 +44,7 @@ md_said_nd() {
 md_check "the audit says the mismatch on the console" md_poll 600 md_said_nd
 md_diag "$(dmesg | grep -m 1 "memcg_dirty: mismatch /md_nd ")"
 md_check "and arms the watch on it" md_poll 100 sh -c "[ \"\$(cat $P/watch)\" = /md_nd ]"
-md_check "said on the console" sh -c "dmesg | grep -q 'memcg_dirty: watch /md_nd (id $id) armed by the audit'"
+md_check "reported on the console" sh -c "dmesg | grep -q 'memcg_dirty: watch /md_nd (id $id) armed by the audit'"
 echo "phantom $W/z 0" > $Z
 md_named() {
 	dmesg | grep -q "memcg_dirty: watch /md_nd (id $id) node [0-9]*: counter +1 outside the dirty accounting, at .*md_zoo_phantom_dirty"

@@ -6,7 +6,7 @@
 # points hold the load (after the probes are armed) and the unload (after
 # the commands are stopped) open while a writer keeps writing all three.
 # Until the load is done and from the unload's start they are refused
-# (EBUSY, said on the console); a command given at load is refused so,
+# (EBUSY, reported on the console); a command given at load is refused so,
 # and the load with it.  Then load/unload cycles with the writer running.
 # Nothing may crash or warn.
 . ./lib.sh

@@ -46,7 +46,7 @@ md_inject delay cleaned_io 0
 md_diag "$n checks during writeback, $inwin saw kernel != ledger"
 md_check "the return handlers were held ($(md_delay_hits cleaned_io))" test "$(md_delay_hits cleaned_io)" -ge "$pages"
 md_check "checks ran while the windows were open" test $n -ge 2
-md_eq "no check said mismatch or underflow" 0 $bad
+md_eq "no check reported mismatch or underflow" 0 $bad
 md_eq "after writeback: ok, kernel = ledger = scan" "ok 1 1" \
 	"$(awk '{ v[$1] = $2 } END { print v["verdict"], v["kernel"] == v["ledger"], v["ledger"] == v["scan"] }' "$MD/cgroups/md_rc/check")"
 md_release_writeback

@@ -13,12 +13,12 @@
 #     the kernel's + 1 for good
 #   2 a scan of a synced memcg listed the page as dirty and never counted
 #   3 a cleaning of the page in the gap (folio_clear_dirty_for_io()) was
-#     said by the shadow as a page never counted dirty, and once the
+#     reported by the shadow as a page never counted dirty, and once the
 #     dirtier counted it, the clean page was left counted by the shadow;
 #     and since a suspect now waits (uncounted_ms), a dirtying and a
 #     cleaning of the page after the dirtier's count must not make it look
 #     as if nothing had raced it
-#   4 what stays a bug is still said: a page dirty and never counted (the
+#   4 what stays a bug is still reported: a page dirty and never counted (the
 #     zoo's class 1) is listed once it has stayed so for uncounted_ms
 # After the gaps, and after sync, ledger and kernel agree and check is ok.
 . ./lib.sh
@@ -97,8 +97,8 @@ md_eq "3: while the suspect waits, folios lists the page on neither side" "0 0" 
 md_in_cg md_gap dd if=/dev/zero of="$W/g" bs=4096 count=1 seek=2 conv=notrunc 2> /dev/null
 md_check "3: then dirtied and cleaned again" sh -c "echo 'clean_io $W/g 2' > $Z/trigger"
 md_check "3: the shadow settles it" md_poll 300 sh -c \
-	"[ \$(awk '\$1 ~ /^shadow_(said|raced|dropped)\$/ { n += \$2 } END { print n + 0 }' $MD/version) -ge 1 ]"
-md_eq "3: and says nothing: a dirtier raced it" "0 1" "$(version_n shadow_said) $(version_n shadow_raced)"
+	"[ \$(awk '\$1 ~ /^shadow_(reported|raced|dropped)\$/ { n += \$2 } END { print n + 0 }' $MD/version) -ge 1 ]"
+md_eq "3: and says nothing: a dirtier raced it" "0 1" "$(version_n shadow_reported) $(version_n shadow_raced)"
 md_eq "3: no line on the console" 0 \
 	"$(dmesg | tail -n +$((mark + 1)) | grep -c 'cleaned a page never counted dirty' || true)"
 echo scan > "$MD/control"
@@ -107,7 +107,7 @@ md_eq "3: folios lists no page on either side" "0 0" "$(folios_n uncounted) $(fo
 md_eq "3: check ok, all three views 2" "ok 2 2 2" "$(md_views md_gap)"
 echo 10000 > /sys/module/memcg_dirty/parameters/uncounted_ms 2> /dev/null
 
-# --- 4: a page dirty and never counted is still said, once it stayed so
+# --- 4: a page dirty and never counted is still reported, once it stayed so
 md_check "4: the zoo makes page 3 dirty, never counted" sh -c "echo 'dirty_unaccounted $W/g 3' > $Z/trigger"
 echo scan > "$MD/control"
 md_eq "4: not listed at once (a dirtier may be in its gap)" 0 "$(folios_n uncounted)"
@@ -123,7 +123,7 @@ md_release_writeback
 sync
 md_eq "after sync: ledger and kernel 0" "0 0" "$(md_stat md_gap dirty) $(md_stat md_gap kernel_dirty)"
 md_eq "after sync: verdict ok" ok "$(md_chk md_gap verdict)"
-md_eq "the shadow said nothing in all" 0 "$(version_n shadow_said)"
+md_eq "the shadow reported nothing in all" 0 "$(version_n shadow_reported)"
 rmmod md_zoo
 rm -rf "$W"
 md_rmcg md_gap

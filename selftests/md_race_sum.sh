@@ -37,7 +37,7 @@ touch "$W/stop"
 wait
 md_diag "$n checks, $neg summed the ledger below 0"
 md_check "some check summed the ledger below 0 (the window was open)" test $neg -ge 1
-md_eq "no check said underflow" 0 $under
+md_eq "no check reported underflow" 0 $under
 sync
 md_eq "after sync: ok, 0" "ok 0" "$(md_chk md_us verdict) $(md_chk md_us ledger)"
 rm -rf "$W"

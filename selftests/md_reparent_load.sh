@@ -7,7 +7,7 @@
 # tell that from a kernel bug before the load, so the load takes the
 # kernel's counters as they are, as it takes the ledger's starting point:
 # the parent's verdict is ok, and stays ok with the audit running.  Before
-# the fix the root's check said underflow, kernel -64, suspect kernel.
+# the fix the root's check reported underflow, kernel -64, suspect kernel.
 . ./lib.sh
 md_require_writers
 md_require_ko

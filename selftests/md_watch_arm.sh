@@ -13,7 +13,7 @@
 #    host takes the VM's debug registers: fault injection's "deaf") makes
 #    the arming fail and says so, rather than a watch that sees nothing;
 #  - debug registers taken by another user (mdbp, like gdb or perf mem:)
-#    make the arming fail, said on the console, with nothing left armed;
+#    make the arming fail, reported on the console, with nothing left armed;
 #  - the audit's own watch takes only the node it found apart, and stops by
 #    itself after audit_watch_s, or once it has named the code (and is not
 #    armed on that cgroup again).

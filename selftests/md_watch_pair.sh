@@ -33,8 +33,8 @@ mkfifo "$W/ready"
 sh -c 'echo $$ > "$0/cgroup.procs" && exec mdfile mapwait "$1" 1 120' \
 	"$CG/md_pair_b" "$W/pb" > "$W/ready" &
 mapper=$!
-read -r said < "$W/ready"
-md_eq "B's page is dirty through a mapping" mapped "$said"
+read -r reported < "$W/ready"
+md_eq "B's page is dirty through a mapping" mapped "$reported"
 
 # md_state PID: its scheduling state (R, S, D...)
 md_state() {
@@ -62,7 +62,7 @@ md_check "the decrement is accounted" \
 	grep -Eq '^0 [0-9]+ [0-9]+ -1 accounted folio_clear_dirty_for_io\+' "$MD/watch"
 md_eq "paired with its own state change (none unpaired)" 0 \
 	"$(sed -n 's/^watching .* unpaired \([0-9]*\) .*/\1/p' "$MD/watch")"
-md_eq "nothing said on the console" "" \
+md_eq "nothing reported on the console" "" \
 	"$(dmesg | grep -m 1 "memcg_dirty: watch /md_pair_b (id $idb)")"
 echo "watch off" > "$MD/control"
 

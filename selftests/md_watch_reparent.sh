@@ -12,7 +12,7 @@
 # child still holds.  With audit_ms=200 audit_warn=1, rmdir of one dirty
 # child makes the parent's unit (kernel above ledger) found by the audit,
 # which arms the watch on the parent for that node; rmdir of the next dirty
-# child must then be said as mismatched, naming the function, the parent,
+# child must then be reported as mismatched, naming the function, the parent,
 # the child's id, the node and the pages, and the audit's watch stops
 # having named it.  A watch armed from control on the parent then lists a
 # third child's reparenting as mismatched.
@@ -87,7 +87,7 @@ if [ $bug = 0 ]; then
 	md_eq "the watch on $P: nothing mismatched" 0 "$(md_hdr mismatched)"
 	md_eq "no change listed mismatched" 0 \
 		"$(grep -Ec '^[0-9]+ [0-9]+ [0-9]+ -?[0-9]+ mismatched ' "$MD/watch" || true)"
-	md_eq "nothing said on the console" "" \
+	md_eq "nothing reported on the console" "" \
 		"$(dmesg | grep -m 1 "memcg_dirty: watch /$P (id $pid)")"
 	md_diag "reparent hits (calls that move NR_FILE_DIRTY): $(md_probe_hits reparent)"
 	echo "watch off" > "$MD/control"
@@ -119,21 +119,21 @@ md_diag "$(head -n 1 "$MD/watch")"
 node=$(head -n 1 "$MD/watch" | sed -n 's/.* nodes \([^ ]*\) of .*/\1/p')
 case $node in *[!0-9]* | "") node='[0-9]+' ;; esac	# not one node alone
 
-# 2) the next dirty child removed: its reparenting is said as mismatched
+# 2) the next dirty child removed: its reparenting is reported as mismatched
 child c2
 id2=$cid
 gone c2
 line="memcg_dirty: watch /$P \\(id $pid\\) node $node: counter \\+[0-9]+ in the dirty accounting, but reparenting took 0 of them from cgroup id $id2, which still holds [0-9]+, at reparent_memcg_lruvec_state_local\\+"
 md_check "the watch says the reparenting of c2 (id $id2) mismatched" \
 	md_poll 100 sh -c "dmesg | grep -Eq '$line'"
-said=$(dmesg | grep -E "memcg_dirty: watch /$P \(id $pid\)" | grep -m 1 reparent_memcg_lruvec_state_local)
-md_diag "$said"
-n=$(echo "$said" | sed -n 's/.* counter +\([0-9]*\) .*/\1/p')
-held=$(echo "$said" | sed -n 's/.* which still holds \([0-9]*\),.*/\1/p')
+reported=$(dmesg | grep -E "memcg_dirty: watch /$P \(id $pid\)" | grep -m 1 reparent_memcg_lruvec_state_local)
+md_diag "$reported"
+n=$(echo "$reported" | sed -n 's/.* counter +\([0-9]*\) .*/\1/p')
+held=$(echo "$reported" | sed -n 's/.* which still holds \([0-9]*\),.*/\1/p')
 md_check "the pages given are the pages c2 still holds ($n, $held)" test -n "$n" -a "$n" = "$held"
 md_check "the audit's watch stops, having named the code" md_poll 50 sh -c \
 	"dmesg | grep -q 'watch /$P (id $pid) stopped: it named the code'"
-md_eq "said once" 1 "$(dmesg | grep -c "memcg_dirty: watch /$P (id $pid) node .*reparent_memcg_lruvec_state_local" || true)"
+md_eq "reported once" 1 "$(dmesg | grep -c "memcg_dirty: watch /$P (id $pid) node .*reparent_memcg_lruvec_state_local" || true)"
 
 # 3) a watch from control on the parent lists a third child's reparenting
 echo "watch /$P" > "$MD/control"

@@ -38,13 +38,13 @@ md_check "the watch lists it as unknown" \
 	grep -Eq '^[0-9]+ [0-9]+ [0-9]+ 1 unknown ' "$MD/watch"
 md_eq "and counts it unknown" 1 "$(md_count unknown)"
 md_eq "not outside" 0 "$(md_count outside)"
-md_eq "nothing said on the console" "" \
+md_eq "nothing reported on the console" "" \
 	"$(dmesg | grep -m 1 "memcg_dirty: watch /md_unknown (id $id)")"
 echo "phantom $W/u 0" > "$Z"
 md_check "the same increment made directly is outside" \
 	grep -Eq '^[0-9]+ [0-9]+ [0-9]+ 1 outside md_zoo_' "$MD/watch"
 md_eq "and counted outside" 1 "$(md_count outside)"
-md_check "and said on the console" md_poll 50 sh -c \
+md_check "and reported on the console" md_poll 50 sh -c \
 	"dmesg | grep -q 'memcg_dirty: watch /md_unknown (id $id) node [0-9]*: counter +1 outside the dirty accounting, at md_zoo_'"
 echo "watch off" > "$MD/control"
 echo undo > "$Z"

@@ -6,7 +6,7 @@
 # mem_cgroup_move_account symbol: the count moves in
 # mem_cgroup_move_charge_pte_range()), the watch must still call the
 # change accounted: a task that maps dirty pages moves from A to B, with
-# the watch on A; no change is listed outside or mismatched, none said.
+# the watch on A; no change is listed outside or mismatched, none reported.
 . ./lib.sh
 md_require_root
 md_require_debugfs
@@ -36,7 +36,7 @@ md_eq "each accounted, in the charge move" $N \
 	"$(grep -Ec '^[0-9]+ [0-9]+ [0-9]+ -1 accounted mem_cgroup_move_(account|charge_pte_range)(\.[a-z]+(\.[0-9]+)?)*\+' "$MD/watch" || true)"
 md_eq "none outside or mismatched" "0 0" \
 	"$(head -n 1 "$MD/watch" | sed -n 's/.* outside \([0-9]*\) mismatched \([0-9]*\) .*/\1 \2/p')"
-md_eq "nothing said on the console" "" "$(dmesg | grep -m 1 "memcg_dirty: watch /md_wm_a (id $ida)")"
+md_eq "nothing reported on the console" "" "$(dmesg | grep -m 1 "memcg_dirty: watch /md_wm_a (id $ida)")"
 echo "watch off" > "$MD/control"
 kill $pid
 wait

@@ -25,7 +25,7 @@
 # bad, when nothing is watched, on the node it found apart: a bug that
 # strikes again there is named with nobody writing control, and the watch
 # then stops by itself, giving the debug registers back.  With the zoo's files written and no
-# trigger pulled, nothing is said.  Each bug is put right before the next
+# trigger pulled, nothing is reported.  Each bug is put right before the next
 # (the zoo's undo), and the check says ok again.
 . ./lib.sh
 md_require_writers
@@ -55,13 +55,13 @@ md_line_says() {
 	echo "$1" | sed -n 's/.* node \([0-9]*\): kernel \(-*[0-9]*\) ledger \(-*[0-9]*\) scan \(-*[0-9]*\), suspect \([a-z]*\)$/\1 \2 \3 \4 \5/p'
 }
 
-# md_caught CLASS VERDICT CGROUP AUDITS0: the audit said VERDICT of CGROUP
+# md_caught CLASS VERDICT CGROUP AUDITS0: the audit reported VERDICT of CGROUP
 # within four audits of AUDITS0, naming it; sets says to md_line_says.
 md_caught() {
 	id=$(stat -c %i "$CG/$3")
-	took=$(md_said_within "$2" "$id" "$4")
-	md_diag "class $1: $2 of /$3 said after $took audits"
-	md_check "class $1: $2 of /$3 said within 4 audits" test "$took" -le 4 2>/dev/null
+	took=$(md_reported_within "$2" "$id" "$4")
+	md_diag "class $1: $2 of /$3 reported after $took audits"
+	md_check "class $1: $2 of /$3 reported within 4 audits" test "$took" -le 4 2>/dev/null
 	line=$(md_line "$2" "$id")
 	md_diag "$line"
 	md_check "class $1: the line names /$3 and its id" \
@@ -80,11 +80,11 @@ md_watch() {
 	echo "watch /$1" > "$MD/control"
 }
 
-# md_watched CLASS CGROUP FUNCTION: the watch said a change of CGROUP's
+# md_watched CLASS CGROUP FUNCTION: the watch reported a change of CGROUP's
 # counter outside the dirty accounting, made through the zoo's FUNCTION;
 # and every change it saw from the kernel's own code was accounted
 md_watched() {
-	md_poll 100 md_watch_said "$2" "$3"
+	md_poll 100 md_watch_reported "$2" "$3"
 	wline=$(dmesg | grep -m 1 "memcg_dirty: watch /$2 (id [0-9]*) node [0-9]*: counter [-+][0-9]* outside the dirty accounting, at .*$3+")
 	md_diag "$wline"
 	md_check "class $1: the watch names $3 on the console" test -n "$wline"
@@ -94,7 +94,7 @@ md_watched() {
 	md_eq "class $1: none listed as mismatched with its state change" 0 \
 		"$(grep -Ec '^[0-9]+ [0-9]+ [0-9]+ -?[0-9]+ mismatched ' "$MD/watch" || true)"
 }
-md_watch_said() {
+md_watch_reported() {
 	dmesg | grep -q "memcg_dirty: watch /$1 (id [0-9]*) node .* outside the dirty accounting, at .*$2+"
 }
 
@@ -103,7 +103,7 @@ md_says() {
 	echo "$1" | grep -q "$2" -- "$3"
 }
 
-# md_mismatched CLASS CGROUP CHANGE STATE: the watch said a change of
+# md_mismatched CLASS CGROUP CHANGE STATE: the watch reported a change of
 # CGROUP's counter by CHANGE in the kernel's dirty accounting, whose state
 # change was STATE ("N page(s) of cgroup id I (dirtied)")
 md_mismatched() {
@@ -335,18 +335,18 @@ zoo phantom "$W/z8" 0
 md_caught 8 mismatch md_zoo8 "$a0"
 md_check "class 8: the audit armed the watch on /md_zoo8" \
 	md_poll 50 grep -q "^watching /md_zoo8 (id $id8) " "$MD/watch"
-md_check "class 8: and said so on the console" sh -c \
+md_check "class 8: and reported so on the console" sh -c \
 	"dmesg | grep -q 'memcg_dirty: watch /md_zoo8 (id $id8) armed by the audit'"
 md_eq "class 8: one watch armed by the audit" 1 "$(md_audit watches)"
 md_eq "class 8: the audit's watch takes one node's breakpoints" "$(grep -c '^processor' /proc/cpuinfo)" \
 	"$(head -n 1 "$MD/watch" | awk '{ for (i = 1; i < NF; i++) if ($i == "breakpoints") print $(i + 1) }')"
 # the bug strikes again, with nobody reading
 zoo phantom "$W/z8" 0
-md_poll 100 md_watch_said md_zoo8 md_zoo_phantom_dirty
+md_poll 100 md_watch_reported md_zoo8 md_zoo_phantom_dirty
 md_diag "$(dmesg | grep -m 1 "memcg_dirty: watch /md_zoo8 (id [0-9]*) node [0-9]*: counter")"
 md_check "class 8: the watch names md_zoo_phantom_dirty on the console" \
-	md_watch_said md_zoo8 md_zoo_phantom_dirty
-md_eq "class 8: nothing else said outside the dirty accounting" 0 \
+	md_watch_reported md_zoo8 md_zoo_phantom_dirty
+md_eq "class 8: nothing else reported outside the dirty accounting" 0 \
 	"$(dmesg | grep "memcg_dirty: watch /md_zoo8 (id [0-9]*) node .* outside the dirty accounting" | grep -vc 'md_zoo_' || true)"
 # the registers are the machine's: the audit's watch stops once it has named the code
 md_check "class 8: the audit's watch stops once it has named the code" md_poll 50 sh -c \
@@ -366,7 +366,7 @@ for c in $zoos; do
 	n=$((n + 1))
 done
 md_eq "one kernel warning per memcg in all" "$n" "$(md_marked_warnings)"
-md_eq "the shadow said one page in all (class 1's)" 1 "$(awk '$1 == "shadow_said" { print $2 }' "$MD/version")"
+md_eq "the shadow reported one page in all (class 1's)" 1 "$(awk '$1 == "shadow_reported" { print $2 }' "$MD/version")"
 md_diag "shadow: $(awk '$1 ~ /^shadow_/ { printf "%s %s ", $1, $2 }' "$MD/version")($(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo) kB of memory)"
 md_eq "the zoo was left with nothing to undo" "class cgroup_id node pages" \
 	"$(sed -n '/^class /,$p' "$Z" | grep -v '^refused')"

@@ -2,7 +2,7 @@
 /*
  * The memcg-dirty model: reads the module's debugfs files through the
  * strict parsers of mdparse.h and joins them into the rows the commands
- * show.  It never writes to stdout; what goes wrong is said on s->err.
+ * show.  It never writes to stdout; what goes wrong is reported on s->err.
  */
 #ifndef MDMODEL_H
 #define MDMODEL_H
@@ -21,7 +21,7 @@ struct md_src {
 };
 
 /* The md_read_*() results besides 0. */
-#define MD_UNREADABLE	(-1)	/* could not read the file: already said why */
+#define MD_UNREADABLE	(-1)	/* could not read the file: already reported why */
 #define MD_MALFORMED	(-2)	/* read but did not parse: the reason is in err */
 /* md_preflight(): the module's directory is not there (memcg_dirty not loaded) */
 #define MD_NOT_LOADED	(-3)
