@@ -260,7 +260,7 @@ static int md_version_show(struct seq_file *m, void *v)
 	seq_printf(m, "entries %ld\nentry_bytes %zu\n", md_entries_count(), md_entry_bytes());
 	seq_printf(m, "fault_inject %d\n", md_inject_enabled());
 	md_shadow_stats(&shadow);
-	seq_printf(m, "track %d\nshadow_bytes %lu\nshadow_suspects %lu\nshadow_said %lu\n",
+	seq_printf(m, "track %d\nshadow_bytes %lu\nshadow_suspects %lu\nshadow_reported %lu\n",
 		   md_shadow_enabled(), shadow.bytes, shadow.suspects, shadow.reported);
 	seq_printf(m, "shadow_raced %lu\nshadow_dropped %lu\n", shadow.raced, shadow.dropped);
 	seq_printf(m, "kernel_hier unavailable\nkernel_hier_reason %s\n", MD_HIER_UNAVAILABLE);

@@ -395,7 +395,7 @@ md_load_inject() {
 
 # md_v1_mover A B FILE PAGES: cgroups A and B (v1; B takes charges of
 # tasks moving in), and a task in A that maps FILE's PAGES pages dirty and
-# keeps them mapped for 30 s; md_mover is its pid, md_mover_said its first
+# keeps them mapped for 30 s; md_mover is its pid, md_mover_line its first
 # line ("mapped").  Writeback is held from before the pages are dirtied.
 md_v1_mover() {
 	md_mkcg "$1" "$2"
@@ -411,7 +411,7 @@ md_v1_mover() {
 	# shellcheck disable=SC2034 # read by the tests that source this file
 	md_mover=$!
 	# shellcheck disable=SC2034 # read by the tests that source this file
-	read -r md_mover_said < "$3.ready"
+	read -r md_mover_line < "$3.ready"
 }
 
 # md_inject COMMAND...: one fault-injection command.
@@ -468,13 +468,13 @@ md_lines() {
 # the pass that printed it, less AUDITS0.  The pass running while the bug
 # was staged counts as the first.
 md_reported_within() {
-	if md_poll 600 md_said "$1" "$2"; then
+	if md_poll 600 md_reported "$1" "$2"; then
 		echo $(($(md_audit printed_audit) - $3))
 	else
 		echo never
 	fi
 }
-md_said() {
+md_reported() {
 	[ "$(md_lines "$1" "$2")" != 0 ]
 }
 

@@ -38,10 +38,10 @@ md_check "resync=1" sh -c "echo 1 > $P/resync"
 
 # a phantom increment: the audit says it, and arms the watch
 echo "phantom $W/z 0" > $Z
-md_said_nd() {
+md_reported_nd() {
 	dmesg | grep -q "memcg_dirty: mismatch /md_nd (id $id) node [0-9]*: kernel 1 ledger 0 scan 0, suspect kernel"
 }
-md_check "the audit says the mismatch on the console" md_poll 600 md_said_nd
+md_check "the audit says the mismatch on the console" md_poll 600 md_reported_nd
 md_diag "$(dmesg | grep -m 1 "memcg_dirty: mismatch /md_nd ")"
 md_check "and arms the watch on it" md_poll 100 sh -c "[ \"\$(cat $P/watch)\" = /md_nd ]"
 md_check "reported on the console" sh -c "dmesg | grep -q 'memcg_dirty: watch /md_nd (id $id) armed by the audit'"

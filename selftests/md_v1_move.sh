@@ -16,7 +16,7 @@ W=$MD_WORK
 
 md_v1_mover md_mv_a md_mv_b "$W/f" $N
 pid=$md_mover
-md_eq "the task mapped and dirtied its pages" mapped "$md_mover_said"
+md_eq "the task mapped and dirtied its pages" mapped "$md_mover_line"
 md_eq "A: ledger holds them" $N "$(md_stat md_mv_a dirty)"
 m0=$(md_stat md_mv_b moved_in)
 echo $pid > "$CG/md_mv_b/cgroup.procs"

@@ -25,7 +25,7 @@ md_load_inject || md_skip_all "cannot load memcg_dirty with fault_inject=1"
 	md_skip_all "this kernel has no mem_cgroup_move_account to probe"
 md_v1_mover md_mr_a md_mr_b "$W/f" $N
 pid=$md_mover
-md_eq "the task mapped and dirtied its pages" mapped "$md_mover_said"
+md_eq "the task mapped and dirtied its pages" mapped "$md_mover_line"
 # Writeback cannot clean a page while its move is held: the move runs
 # under the page table lock, which folio_mkclean() needs.  But the pages,
 # cleaned and still mapped, can be dirtied by write(2) between the memcg

@@ -22,7 +22,7 @@ W=$MD_WORK
 
 md_v1_mover md_wm_a md_wm_b "$W/f" $N
 pid=$md_mover
-md_eq "the task mapped and dirtied its pages" mapped "$md_mover_said"
+md_eq "the task mapped and dirtied its pages" mapped "$md_mover_line"
 md_diag "moved: $(md_probe_status moved)"
 ida=$(md_cgid md_wm_a)
 echo "watch /md_wm_a" > "$MD/control"
