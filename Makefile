@@ -42,6 +42,9 @@ VM_KVERS := $(foreach k,$(HOST_KVERS),$(if $(wildcard /boot/vmlinuz-$(k)),$(k)))
 kmake = $(if $(filter %+deb13-amd64 %+deb13-rt-amd64,$(1)),scripts/kernel-root run $(1) make,$(MAKE))
 
 B := build
+# when this make began: check targets that pass write a line to
+# docs/proofs.tsv (scripts/proof-record), read by make kernels
+PROOF_T0 := $(shell date +%s)
 MOD_SRC := Kbuild dkms.conf $(wildcard module/*.c module/*.h)
 HELPERS := $(patsubst selftests/helpers/%.c,$(B)/helpers/%,$(wildcard selftests/helpers/*.c))
 # the CLI's layers (docs/hacking.md, Layout), without main
@@ -250,6 +253,7 @@ vm-check: modules-all helpers
 # MD_SOAK_S=600) on every kernel, two at a time.  Not part of check.
 check-audit: modules-all helpers
 	@scripts/check-audit $(VM_KVERS)
+	@scripts/proof-record check-audit $(PROOF_T0) $(VM_KVERS)
 
 check: deps
 	@echo "== build (W=1) for: $(KVERS)"
@@ -267,6 +271,7 @@ check: deps
 	@echo "== selftests in the VM"
 	@$(MAKE) --no-print-directory vm-check
 	@echo "== make check: all passed"
+	@scripts/proof-record check $(PROOF_T0) $(VM_KVERS)
 
 # The debug kernel (scripts/debug-kernel: KASAN, lockdep, kmemleak, ... from
 # linux-source-6.1, cached under build/debug-kernel/, never installed), and the
@@ -287,10 +292,13 @@ debug-kernel:
 DIST ?= bookworm
 check-system: deb
 	@scripts/check-system --dist $(DIST)
+	@scripts/proof-record check-system-$(DIST) $(PROOF_T0) $$(scripts/system-dist $(DIST) | awk '{ print $$2, $$3 }')
 
 check-system-all: deb
-	@rc=0; for d in $$(scripts/system-dist); do \
-		echo "== check-system on $$d"; scripts/check-system --dist $$d || rc=1; done; exit $$rc
+	@rc=0; for d in $$(scripts/system-dist); do t0=$$(date +%s); \
+		echo "== check-system on $$d"; \
+		if scripts/check-system --dist $$d; then scripts/proof-record check-system-$$d $$t0 \
+			$$(scripts/system-dist $$d | awk '{ print $$2, $$3 }'); else rc=1; fi; done; exit $$rc
 
 # The guest of check-system booted by OVMF's Secure Boot firmware through
 # Debian's signed shim, grub and 6.1 kernel, the DKMS key enrolled as a MOK
@@ -303,11 +311,13 @@ SECUREBOOT_DEPS := ovmf dosfstools mtools fdisk
 check-secureboot: deb
 	@scripts/deps $(SECUREBOOT_DEPS)
 	@scripts/check-secureboot
+	@scripts/proof-record check-secureboot $(PROOF_T0) $$(scripts/system-dist bookworm | awk '{ print $$2 }')
 
 check-debug:
 	@scripts/deps $(DEBUG_KERNEL_DEPS)
 	@$(MAKE) --no-print-directory helpers
 	@scripts/check-debug
+	@scripts/proof-record check-debug $(PROOF_T0) 6.1-debug-kernel 6.1-preempt=full
 
 # The bug kernels (scripts/kernel-build bugs: linux-source-6.1, and 7.3 in
 # the Debian 13 root, with kernels/bugs/LINE/*.patch; cached under
@@ -318,6 +328,7 @@ check-bugs:
 	@scripts/deps $(DEBUG_KERNEL_DEPS) patch
 	@$(MAKE) --no-print-directory helpers
 	@scripts/check-bugs
+	@scripts/proof-record check-bugs $(PROOF_T0) $$(awk '/^[^#]/ && NF { n = split($$2, l, ","); for (i = 1; i <= n; i++) print l[i] "-bugs" }' kernels/bugs/list | sort -u)
 
 # deps first, then a new make: KVER is only known once headers are installed
 demo: deps
