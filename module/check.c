@@ -17,7 +17,7 @@
 #include "check.h"
 #include "compat.h"
 #include "anomaly.h"
-#include "faults.h"
+#include "inject_hooks.h"
 #include "ledger.h"
 #include "memcg.h"
 #include "scan.h"
