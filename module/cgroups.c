@@ -19,7 +19,7 @@
 #include "cgroups.h"
 #include "check.h"
 #include "compat.h"
-#include "faults.h"
+#include "inject_hooks.h"
 #include "ledger.h"
 #include "memcg.h"
 #include "unit.h"

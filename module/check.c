@@ -17,7 +17,7 @@
 #include "check.h"
 #include "compat.h"
 #include "anomaly.h"
-#include "faults.h"
+#include "inject_hooks.h"
 #include "ledger.h"
 #include "memcg.h"
 #include "scan.h"
@@ -36,8 +36,6 @@ const char * const md_verdict_names[MD_NR_VERDICTS] = {
 };
 
 const char * const md_view_names[] = { "none", "kernel", "ledger", "scan" };
-
-static void md_check_log(struct md_entry *e, struct md_check *c);
 
 /*
  * The view that disagrees with the other two, if exactly one does.  The
@@ -210,83 +208,98 @@ static void md_check_set_node(struct md_check *c, int nid, long k, long l, long 
 	c->node_scan = s;
 }
 
-/*
- * Check one memcg: its unit (above).  Caller holds md_mutex and a
- * reference on @memcg.  With MD_CHECK_SCAN, runs a page scan unless the
- * cached one is young and still valid for this memcg, and takes its own
- * reference sequence; without, the caller took it (md_check_ref_all(),
- * md_scan()) and a stale scan just makes the check bounded.
- * MD_CHECK_UNTRUSTED: some probe missed hits or cannot follow a change, so
- * no verdict can be trusted.  A verdict that is new for this unit is
- * logged (events), once, unless MD_CHECK_UNLOGGED.
- */
-void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
-		    struct md_check *c, unsigned int flags)
-{
-	bool untrusted = flags & MD_CHECK_UNTRUSTED;
-	long k, l, s, low = 0;
-	bool negative = false;
-	struct md_unit u;
-	int nid, low_nid = 0;
+/* What md_check_compute() read besides the views in struct md_check. */
+struct md_check_views {
+	struct md_unit u;	/* its sequences read again after the views */
+	bool unsettled;		/* a carry kept running through some node's sums */
+	long low;		/* the lowest kernel or ledger value on a node, or 0 */
+	int low_nid;		/* the node of @low */
+};
 
-	lockdep_assert_held(&md_mutex);
-	memset(c, 0, sizeof(*c));
-	if (!md_unit_init(&u, e, memcg)) {
-		c->verdict = MD_UNSYNCED;	/* no entry for its live ancestor */
-		return;
-	}
-	if (u.root != memcg)
-		c->unit = cgroup_id(u.root->css.cgroup);
-	md_unit_meta(&u);
+/*
+ * The views of @memcg's unit into @c: the kernel's counter, the ledger and
+ * the page scan, summed over nodes, and the first node where they differ.
+ * False if its live ancestor has no entry: nothing to compare.
+ */
+static bool md_check_compute(struct md_check_views *v, struct md_entry *e,
+			     struct mem_cgroup *memcg, struct md_check *c,
+			     unsigned int flags)
+{
+	struct md_unit *u = &v->u;
+	long k, l, s;
+	int nid;
+
+	v->unsettled = false;
+	v->low = 0;
+	v->low_nid = 0;
+	if (!md_unit_init(u, e, memcg))
+		return false;
+	if (u->root != memcg)
+		c->unit = cgroup_id(u->root->css.cgroup);
+	md_unit_meta(u);
 	if (flags & MD_CHECK_SCAN) {
-		if (u.members || md_scan_age_ms() > scan_cache_ms || !u.scan_valid ||
-		    u.seq0 != u.seq) {
+		if (u->members || md_scan_age_ms() > scan_cache_ms || !u->scan_valid ||
+		    u->seq0 != u->seq) {
 			md_scan();
 		} else {
-			md_scan_ref(u.e, u.seq);
+			md_scan_ref(u->e, u->seq);
 			synchronize_rcu();
 		}
-		md_unit_meta(&u);
+		md_unit_meta(u);
 	}
 
-	c->scan_busy = u.scan_busy;
+	c->scan_busy = u->scan_busy;
 	for_each_node(nid) {
 		/* sums a carry kept running through: no verdict from them */
-		untrusted |= !md_unit_node(&u, nid, &k, &l, &s);
+		v->unsettled |= !md_unit_node(u, nid, &k, &l, &s);
 		/* an unsynced ledger holds only the events since load */
-		negative |= k < 0 || (u.synced && l < 0);
-		if (min(k, l) < low) {
-			low = min(k, l);
-			low_nid = nid;
+		c->negative |= k < 0 || (u->synced && l < 0);
+		if (min(k, l) < v->low) {
+			v->low = min(k, l);
+			v->low_nid = nid;
 		}
 		c->kernel += k;
 		c->ledger += l;
 		c->scan += s;
 		if (c->node_differs)
 			continue;
-		if (!u.scan_busy && (k != l || l != s)) {
+		/* exactly, or as ranges: busy pages may sit on any node */
+		if ((!c->scan_busy && (k != l || l != s)) ||
+		    (c->scan_busy && (k != l || s > k || k > s + c->scan_busy))) {
 			c->node_differs = true;
-			c->suspect = md_odd_one_exact(k, l, s, &c->delta);
-		} else if (u.scan_busy && (k != l || s > k || k > s + u.scan_busy)) {
-			/* busy pages may sit on any node: compare ranges */
-			c->node_differs = true;
-			c->suspect = md_odd_one(k, l, s, u.scan_busy, &c->delta);
-		}
-		if (c->node_differs)
 			md_check_set_node(c, nid, k, l, s);
+		}
 	}
 	smp_rmb();		/* the values before the sequence: md_entry_quiet() */
-	md_unit_meta(&u);
-	c->negative = negative;
-	c->bound = u.seq - u.seq_ref + u.inflight;
-	c->quiescent = u.scan_valid && u.seq0 == u.seq && !u.inflight;
+	md_unit_meta(u);
 	c->scan_age_ms = md_scan_age_ms();
+	return true;
+}
 
-	if (untrusted) {
+/*
+ * From the views in @c and @v, the verdict, the suspect view and its
+ * delta, and the bound the kernel and the ledger may differ by.  Reads
+ * nothing but the views.
+ */
+static void md_check_decide(struct md_check *c, const struct md_check_views *v,
+			    unsigned int flags)
+{
+	const struct md_unit *u = &v->u;
+
+	if (c->node_differs && !c->scan_busy)
+		c->suspect = md_odd_one_exact(c->node_kernel, c->node_ledger,
+					      c->node_scan, &c->delta);
+	else if (c->node_differs)
+		c->suspect = md_odd_one(c->node_kernel, c->node_ledger, c->node_scan,
+					c->scan_busy, &c->delta);
+	c->bound = u->seq - u->seq_ref + u->inflight;
+	c->quiescent = u->scan_valid && u->seq0 == u->seq && !u->inflight;
+
+	if ((flags & MD_CHECK_UNTRUSTED) || v->unsettled) {
 		c->verdict = MD_UNTRUSTED;
-	} else if (!u.synced) {
+	} else if (!u->synced) {
 		c->verdict = MD_UNSYNCED;
-	} else if (c->quiescent ? negative : low < -c->bound) {
+	} else if (c->quiescent ? c->negative : v->low < -c->bound) {
 		/*
 		 * A busy memcg near 0 can be summed below it (a page dirtied
 		 * on one CPU and cleaned on another while the per-CPU
@@ -295,9 +308,6 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		c->verdict = MD_UNDERFLOW;
 		if (!c->node_differs) {	/* all three negative alike */
 			c->suspect = MD_VIEW_NONE;
-			/* for the report only: read settled moments ago */
-			md_unit_node(&u, low_nid, &k, &l, &s);
-			md_check_set_node(c, low_nid, k, l, s);
 		} else if (c->suspect == MD_VIEW_SCAN && c->node_kernel < 0) {
 			/*
 			 * The ledger follows the kernel's own accounting
@@ -324,8 +334,68 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		c->suspect = MD_VIEW_NONE;
 		c->delta = c->kernel - c->ledger;
 	}
+}
+
+/*
+ * The views on the node of the lowest value, where an underflow that no
+ * node's views disagree on is reported: for the report only, read settled
+ * moments ago.
+ */
+static void md_check_compute_low(struct md_check_views *v, struct md_check *c)
+{
+	long k, l, s;
+
+	md_unit_node(&v->u, v->low_nid, &k, &l, &s);
+	md_check_set_node(c, v->low_nid, k, l, s);
+}
+
+/* Log a verdict that is new for this memcg, once, not on every read. */
+static void md_check_log(struct md_entry *e, struct md_check *c)
+{
+	enum md_anomaly_kind kind;
+
+	if (c->verdict == e->check.last_verdict)
+		return;
+	e->check.last_verdict = c->verdict;
+	if (c->verdict == MD_UNDERFLOW)
+		kind = c->suspect == MD_VIEW_LEDGER || (c->ledger < 0 && c->kernel >= 0) ?
+			MD_A_LEDGER_UNDERFLOW : MD_A_KERNEL_NEGATIVE;
+	else if (c->verdict == MD_MISMATCH)
+		kind = MD_A_MISMATCH;
+	else
+		return;
+	md_anomaly(kind, e->cgid, c->nid, NULL, 0, c->kernel, c->ledger, c->scan, 0);
+}
+
+/*
+ * Check one memcg: its unit (above).  Caller holds md_mutex and a
+ * reference on @memcg.  With MD_CHECK_SCAN, runs a page scan unless the
+ * cached one is young and still valid for this memcg, and takes its own
+ * reference sequence; without, the caller took it (md_check_ref_all(),
+ * md_scan()) and a stale scan just makes the check bounded.
+ * MD_CHECK_UNTRUSTED: some probe missed hits or cannot follow a change, so
+ * no verdict can be trusted.  A verdict that is new for this unit is
+ * logged (events), once, unless MD_CHECK_UNLOGGED.  Three steps: the views
+ * computed, the verdict decided from them alone, a changed verdict logged;
+ * an underflow all nodes agree on is then read on its lowest node, for the
+ * report and the log.
+ */
+void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
+		    struct md_check *c, unsigned int flags)
+{
+	struct md_check_views v;
+
+	lockdep_assert_held(&md_mutex);
+	memset(c, 0, sizeof(*c));
+	if (!md_check_compute(&v, e, memcg, c, flags)) {
+		c->verdict = MD_UNSYNCED;	/* no entry for its live ancestor */
+		return;
+	}
+	md_check_decide(c, &v, flags);
+	if (c->verdict == MD_UNDERFLOW && !c->node_differs)
+		md_check_compute_low(&v, c);
 	if (!(flags & MD_CHECK_UNLOGGED))
-		md_check_log(u.e, c);
+		md_check_log(v.u.e, c);
 }
 
 /*
@@ -367,24 +437,6 @@ void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
 	q->bound = u.seq - u.seq_ref + u.inflight;
 	q->result = abs(q->kernel - q->ledger) > q->bound || low < -q->bound ||
 		    node_gap > q->bound ? MD_QUICK_DIFFER : MD_QUICK_AGREE;
-}
-
-/* Log a verdict that is new for this memcg, once, not on every read. */
-static void md_check_log(struct md_entry *e, struct md_check *c)
-{
-	enum md_anomaly_kind kind;
-
-	if (c->verdict == e->check.last_verdict)
-		return;
-	e->check.last_verdict = c->verdict;
-	if (c->verdict == MD_UNDERFLOW)
-		kind = c->suspect == MD_VIEW_LEDGER || (c->ledger < 0 && c->kernel >= 0) ?
-			MD_A_LEDGER_UNDERFLOW : MD_A_KERNEL_NEGATIVE;
-	else if (c->verdict == MD_MISMATCH)
-		kind = MD_A_MISMATCH;
-	else
-		return;
-	md_anomaly(kind, e->cgid, c->nid, NULL, 0, c->kernel, c->ledger, c->scan, 0);
 }
 
 /*

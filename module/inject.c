@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fault injection for testing the checks themselves, only when loaded with
- * fault_inject=1 (which taints the kernel).  debugfs "inject" takes:
+ * fault_inject=1 (which taints the kernel).  The upper half (inject.h says
+ * how the two divide the work): the commands, and what drop, miss, skew
+ * and replay42 do; what delay, nomem and deaf set is inject_hooks.c's.
+ * debugfs "inject" takes:
  *   drop POINT N [CGROUP]  the ledger ignores the next N updates from a
  *                       probe point (for CGROUP only, if given)
  *   miss POINT N        count N missed hits on a probe point
@@ -10,8 +13,9 @@
  *   unskew CGROUP       undo every skew of CGROUP
  *   replay42 on|off     each migration of a dirty folio also applies the 4.2
  *                       bug's net effect: a memcg decrement without increment
- *   delay POINT USECS   hold a race window open (faults.h lists the points;
- *                       0 turns it off); the delay parameter sets one at load
+ *   delay POINT USECS   hold a race window open (inject_hooks.h lists the
+ *                       points; 0 turns it off); the delay parameter sets
+ *                       one at load
  *   nomem NAME N        the next N entry creations for cgroups named NAME
  *                       fail as if memory were short (0 turns it off)
  *   hold PATH MSECS     keep PATH's first cached folio locked that long

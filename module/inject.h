@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Fault injection's hooks, free when it is off (a patched-out branch), and
- * its debugfs interface.  Included where the hooks are called (probes.c)
- * and where the file is served and printed (debugfs.c, show.c).
+ * Fault injection, its upper half: the debugfs "inject" commands, the
+ * probe handlers' hooks (drops, misses, the 4.2 replay) and the skews of
+ * the kernel's counters, undone when a memcg goes offline and at unload.
+ * The lower half, inject_hooks.[ch], has the hooks every layer may call
+ * (delays, failing entries, deaf breakpoints), the state the commands set
+ * for them, and the static key that both halves' hooks test.  Included
+ * where the hooks are called (probes.c) and where the file is served and
+ * printed (debugfs.c, show.c).
  */
 #ifndef MEMCG_DIRTY_INJECT_H
 #define MEMCG_DIRTY_INJECT_H
 
 #include <linux/jump_label.h>
 #include <linux/types.h>
-#include "faults.h"
+#include "inject_hooks.h"
 #include "points.h"
 
 struct mem_cgroup;
 
-/* What debugfs "inject" lists first; then faults.c's md_faults_state. */
+/* What debugfs "inject" lists first; then inject_hooks.c's md_inject_hooks_state. */
 struct md_inject_state {
 	bool replay42;
 	long replayed_pages;

@@ -20,7 +20,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include "compat.h"
-#include "faults.h"
+#include "inject_hooks.h"
 #include "ledger.h"
 #include "memcg.h"
 #include "pool.h"

@@ -17,7 +17,7 @@
 #include "control.h"
 #include "debugfs.h"
 #include "anomaly.h"
-#include "faults.h"
+#include "inject_hooks.h"
 #include "inject.h"
 #include "ledger.h"
 #include "memcg.h"

@@ -10,7 +10,7 @@
 #include <linux/ptrace.h>
 #include "compat.h"
 #include "anomaly.h"
-#include "faults.h"
+#include "inject_hooks.h"
 #include "inject.h"
 #include "ledger.h"
 #include "notes.h"

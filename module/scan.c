@@ -27,7 +27,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include "compat.h"
-#include "faults.h"
+#include "inject_hooks.h"
 #include "ledger.h"
 #include "memcg.h"
 #include "scan.h"

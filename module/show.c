@@ -16,7 +16,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include "anomaly.h"
-#include "faults.h"
+#include "inject_hooks.h"
 #include "inject.h"
 #include "points.h"
 #include "shadow.h"
@@ -144,13 +144,13 @@ int md_show_folios(struct seq_file *m)
 	return 0;
 }
 
-/* The fault points' half of "inject": delays, failing entries, a deaf CPU. */
-static void md_show_faults(struct seq_file *m)
+/* inject_hooks.c's half of "inject": delays, failing entries, a deaf CPU. */
+static void md_show_inject_hooks(struct seq_file *m)
 {
-	struct md_faults_state st;
+	struct md_inject_hooks_state st;
 	int p;
 
-	md_faults_read(&st);
+	md_inject_hooks_read(&st);
 	for (p = 0; p < MD_NR_DELAYS; p++)
 		seq_printf(m, "delay %s %lu hits %ld\n", st.delays[p].name, st.delays[p].us,
 			   st.delays[p].hits);
@@ -158,7 +158,7 @@ static void md_show_faults(struct seq_file *m)
 	seq_printf(m, "deaf %d\n", st.deaf_cpu);
 }
 
-/* "inject": what fault injection's commands set and did, then the fault points'. */
+/* "inject": what inject.c's commands set and did, then inject_hooks.c's state. */
 void md_show_inject(struct seq_file *m)
 {
 	struct md_inject_state st;
@@ -171,5 +171,5 @@ void md_show_inject(struct seq_file *m)
 	for (p = 0; p < MD_NR_POINTS; p++)
 		seq_printf(m, "point %s drop %d miss %ld\n", md_point_name(p),
 			   st.points[p].drop, st.points[p].miss);
-	md_show_faults(m);
+	md_show_inject_hooks(m);
 }

@@ -9,7 +9,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/percpu.h>
-#include "faults.h"
+#include "inject_hooks.h"
 #include "ledger.h"
 
 /* The ledger's value: the starting point plus every event since. */

@@ -53,7 +53,7 @@
 #include <linux/stacktrace.h>
 #include <linux/workqueue.h>
 #include "compat.h"
-#include "faults.h"
+#include "inject_hooks.h"
 #include "memcg.h"
 #include "notes.h"
 #include "watch.h"

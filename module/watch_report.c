@@ -28,7 +28,7 @@
 #include <linux/kernel.h>
 #include <linux/ratelimit.h>
 #include <linux/string.h>
-#include "faults.h"
+#include "inject_hooks.h"
 #include "notes.h"
 #include "watch_report.h"
 

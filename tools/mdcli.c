@@ -147,7 +147,7 @@ static int worse(int a, int b)
 /* One check file: JSON shows every key the module wrote, the table a summary. */
 static int check_one(struct ctx *c, const char *arg)
 {
-	struct md_check k;
+	struct md_check_file k;
 	long long num;
 	size_t j;
 	int rc;

@@ -424,7 +424,7 @@ void md_hier(const struct md_summary *sum, size_t i, long long *l, long long *k)
 }
 
 /* The check file of cgroup @arg, or the global one when @arg is NULL. */
-int md_load_check(const struct md_src *s, const char *arg, struct md_check *c)
+int md_load_check(const struct md_src *s, const char *arg, struct md_check_file *c)
 {
 	char err[MD_ERRLEN];
 	int ret;

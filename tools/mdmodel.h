@@ -54,7 +54,7 @@ void md_sort(struct md_summary *sum, int how);
 void md_hier(const struct md_summary *sum, size_t i, long long *l, long long *k);
 
 /* A check file, the global one or a cgroup's. */
-struct md_check {
+struct md_check_file {
 	char cgroup[4096];	/* the normalized path, or "(global)" */
 	char rel[4200];		/* the file, relative to the root */
 	struct md_kvs kv;	/* every key, in file order */
@@ -62,7 +62,7 @@ struct md_check {
 	long long quiescent;
 };
 
-int md_load_check(const struct md_src *s, const char *arg, struct md_check *c);
+int md_load_check(const struct md_src *s, const char *arg, struct md_check_file *c);
 long long md_cgroup_scan(const struct md_src *s, const struct md_row *r);
 
 /* What a cgroup's stat file and the anomaly log count. */

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Fault injection's hooks in the lower layers: delay points that hold a
- * race window open on purpose, and entry creations that fail as if memory
- * were short.  Set from debugfs "inject" (inject.c) and free when fault
- * injection is off: a patched-out branch.
+ * Fault injection, its lower half: hooks that sit low enough for every
+ * layer to call (delay points that hold a race window open on purpose,
+ * entry creations that fail as if memory were short, the watch's deaf
+ * breakpoints), the state they read, and the static key that patches out
+ * every hook of both halves while fault injection is off.  The upper
+ * half, inject.[ch], owns the debugfs "inject" commands that set this
+ * state, its own hooks in the probe handlers (drops, misses, the 4.2
+ * replay) and the skews of the kernel's counters, undone at unload.
  */
-#ifndef MEMCG_DIRTY_FAULTS_H
-#define MEMCG_DIRTY_FAULTS_H
+#ifndef MEMCG_DIRTY_INJECT_HOOKS_H
+#define MEMCG_DIRTY_INJECT_HOOKS_H
 
 #include <linux/jump_label.h>
 #include <linux/limits.h>
@@ -38,7 +42,7 @@ enum md_delay_point {
 DECLARE_STATIC_KEY_FALSE(md_inject_key);
 
 /* What is set, as debugfs "inject" lists it after inject.c's own. */
-struct md_faults_state {
+struct md_inject_hooks_state {
 	struct {
 		const char *name;
 		unsigned long us;	/* the delay */
@@ -55,7 +59,7 @@ int md_delay_set(const char *point, unsigned long usecs);
 int md_fail_entry_set(const char *name, long n);
 bool __md_watch_deaf(int cpu);
 int md_watch_deaf_set(int cpu);
-void md_faults_read(struct md_faults_state *st);
+void md_inject_hooks_read(struct md_inject_hooks_state *st);
 
 /* Spin (atomic points) or sleep (process context) for the set delay. */
 static inline void md_delay(enum md_delay_point p)
@@ -79,4 +83,4 @@ static inline bool md_watch_deaf(int cpu)
 	return static_branch_unlikely(&md_inject_key) && __md_watch_deaf(cpu);
 }
 
-#endif /* MEMCG_DIRTY_FAULTS_H */
+#endif /* MEMCG_DIRTY_INJECT_HOOKS_H */

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fault injection below the ledger (see faults.h).  A delay point in
- * atomic context spins, one in process context sleeps; the table says
- * which.  Each point counts the delays it served, so a test can tell that
- * it opened the window it meant to.
+ * Fault injection's lower half (inject_hooks.h says how it and inject.c
+ * divide the work).  A delay point in atomic context spins, one in
+ * process context sleeps; the table says which.  Each point counts the
+ * delays it served, so a test can tell that it opened the window it meant
+ * to.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,7 +15,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include "compat.h"
-#include "faults.h"
+#include "inject_hooks.h"
 
 DEFINE_STATIC_KEY_FALSE(md_inject_key);
 
@@ -125,7 +126,7 @@ int md_watch_deaf_set(int cpu)
 }
 
 /* Into @st, what is set: for debugfs "inject" (show.c). */
-void md_faults_read(struct md_faults_state *st)
+void md_inject_hooks_read(struct md_inject_hooks_state *st)
 {
 	unsigned long flags;
 	int p;
