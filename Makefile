@@ -248,6 +248,11 @@ lint: lint-sh $(CHECKPATCH) modules-all
 vm-check: modules-all helpers
 	@scripts/vm-check $(VM_KVERS)
 
+# the parallel-boot runner of vm-check, check-audit and check-debug, with a
+# stub in place of selftests/vm/run: no VM (not part of check)
+test-boot-runner:
+	@selftests/vm/test-boot-runner
+
 # The audit's ten-minute false-alarm run (selftests/md_audit_soak.sh with
 # MD_SOAK_S=600) on every kernel, two at a time.  Not part of check.
 check-audit: modules-all helpers
@@ -380,4 +385,4 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 .PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long fuzz-corpus prom clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
 	dkms-check lint lint-sh vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
-	check-secureboot check-system check-system-all
+	check-secureboot check-system check-system-all test-boot-runner
