@@ -34,7 +34,9 @@ KDIR ?= /lib/modules/$(KVER)/build
 # Debian 13's kernels (7.x from trixie-backports): their headers need gcc-14
 # and glibc 2.38, so they are built and unpacked in a Debian 13 root made on
 # demand (scripts/kernel-root, build/roots/trixie/), never installed here.
-ROOT_KVERS ?= 7.3.4+deb13-amd64 7.3.4+deb13-rt-amd64
+# The matrix, those included, is scripts/kernels.list (make deps installs its
+# host kernels, so HOST_KVERS above are they).
+ROOT_KVERS ?= $(shell scripts/kernels-list where=root)
 KVERS := $(HOST_KVERS) $(ROOT_KVERS)
 # Flavours that can boot in the VM: headers and a kernel image.
 VM_KVERS := $(foreach k,$(HOST_KVERS),$(if $(wildcard /boot/vmlinuz-$(k)),$(k))) $(ROOT_KVERS)
@@ -222,7 +224,7 @@ $(CHECKPATCH):
 
 # The shell scripts, with shellcheck at warning level: -x follows what a
 # script sources (selftests' lib.sh, bench's defaults.sh), found beside it.
-SH_SCRIPTS := $(wildcard scripts/* selftests/*.sh selftests/vm/* bench/run bench/steps bench/*.sh \
+SH_SCRIPTS := $(filter-out scripts/kernels.list scripts/boot-runner,$(wildcard scripts/*)) $(wildcard selftests/*.sh selftests/vm/* bench/run bench/steps bench/*.sh \
 	bench/tests/*.sh packaging/prometheus/tests/run packaging/prometheus/tests/fixture)
 lint-sh:
 	@command -v shellcheck > /dev/null || { echo "lint needs shellcheck: make deps"; exit 1; }
@@ -248,6 +250,11 @@ lint: lint-sh $(CHECKPATCH) modules-all
 
 vm-check: modules-all helpers
 	@scripts/vm-check $(VM_KVERS)
+
+# the parallel-boot runner of vm-check, check-audit and check-debug, with a
+# stub in place of selftests/vm/run: no VM (not part of check)
+test-boot-runner:
+	@selftests/vm/test-boot-runner
 
 # The audit's ten-minute false-alarm run (selftests/md_audit_soak.sh with
 # MD_SOAK_S=600) on every kernel, two at a time.  Not part of check.
@@ -389,4 +396,4 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 .PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long fuzz-corpus prom clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
 	dkms-check lint lint-sh vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
-	check-secureboot check-system check-system-all
+	check-secureboot check-system check-system-all test-boot-runner
