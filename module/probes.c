@@ -108,18 +108,26 @@ static inline void md_move_touch(struct folio *folio)
  * A cleaning the ledger counts: clear the folio's shadow bits (track=1); a
  * clear bit in a synced memcg means nobody counted this page dirty.
  */
-static void md_shadow_cleaned(struct folio *folio, struct mem_cgroup *memcg,
-			      const char *probe)
+static noinline void __md_shadow_cleaned(struct folio *folio, struct mem_cgroup *memcg,
+					 const char *probe)
 {
 	struct md_entry *e;
 
-	if (!md_shadow_enabled() || md_shadow_clear(folio) || !memcg)
+	if (md_shadow_clear(folio) || !memcg)
 		return;
 	rcu_read_lock();
 	e = md_entry_lookup(memcg);
 	if (e && READ_ONCE(e->synced))
 		md_shadow_suspect(folio, folio_mapping(folio), e->cgid, probe);
 	rcu_read_unlock();
+}
+
+/* Without track=1, a patched-out branch. */
+static __always_inline void md_shadow_cleaned(struct folio *folio, struct mem_cgroup *memcg,
+					      const char *probe)
+{
+	if (md_shadow_enabled())
+		__md_shadow_cleaned(folio, memcg, probe);
 }
 
 /* --- became dirty ------------------------------------------------------ */
