@@ -197,10 +197,12 @@ struct md_entry *md_inflight_begin_slow(struct mem_cgroup *memcg, long pages);
 static __always_inline void md_account_entry(struct md_entry *e, int nid, long pages,
 					     enum md_event ev)
 {
+	struct md_pcpu __percpu *pc = e->pcpu;	/* loaded once, across smp_wmb() */
+
 	this_cpu_inc(md_seq);
-	this_cpu_add(e->pcpu->events[ev], abs(pages));
+	this_cpu_add(pc->events[ev], abs(pages));
 	smp_wmb();		/* pairs with md_entry_quiet() */
-	this_cpu_add(e->pcpu->dirty[nid], pages);
+	this_cpu_add(pc->dirty[nid], pages);
 }
 
 /* An event of @pages (signed) on node @nid of @memcg (NULL: uncharged). */

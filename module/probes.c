@@ -132,6 +132,12 @@ static __always_inline void md_shadow_cleaned(struct folio *folio, struct mem_cg
 
 /* --- became dirty ------------------------------------------------------ */
 
+static noinline void md_dirtied_uncharged(struct folio *folio)
+{
+	md_anomaly(MD_A_DIRTIED_UNCHARGED, 0, folio_nid(folio), "dirtied",
+		   folio_pfn(folio), 0, 0, 0, 0);
+}
+
 /*
  * writeback_dirty_folio fires inside folio_account_dirtied(), under the
  * i_pages lock after __folio_mark_dirty() found folio->mapping set: exactly
@@ -153,8 +159,7 @@ static void md_tp_dirtied(void *data, struct folio *folio,
 	md_account(memcg, folio_nid(folio), folio_nr_pages(folio), MD_DIRTIED);
 	md_shadow_set(folio);
 	if (unlikely(!memcg))
-		md_anomaly(MD_A_DIRTIED_UNCHARGED, 0, folio_nid(folio), "dirtied",
-			   folio_pfn(folio), 0, 0, 0, 0);
+		md_dirtied_uncharged(folio);
 }
 
 /*
