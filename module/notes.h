@@ -2,7 +2,7 @@
 /*
  * The state change under way, for the watch: the probe handlers note each
  * dirty-state change as it begins (the write side, inline below so that an
- * unarmed watch costs a handler one load and a branch), the watch's handler
+ * unarmed watch costs a handler a patched-out branch), the watch's handler
  * reads the note of the task whose counter write it trapped.
  */
 #ifndef MEMCG_DIRTY_NOTES_H
