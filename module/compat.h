@@ -18,10 +18,23 @@
 #error "memcg_dirty needs the folio-based dirty accounting of Linux 6.1 or later"
 #endif
 
-/* A file folio counts as dirty-accounted only on a mapping that writes back. */
+/*
+ * A file folio counts as dirty-accounted only on a mapping that writes back:
+ * mapping_can_writeback(), whose inode_to_bdi() is out of line (mm/
+ * backing-dev.c, the same from 6.1 to 7.3).  Its common case inline: an
+ * inode of a file system's own; a block device's inode (its bdi is the
+ * disk's) and a mapping without a host go through the kernel's.
+ */
 static inline bool md_mapping_accounts_dirty(struct address_space *mapping)
 {
-	return mapping && mapping_can_writeback(mapping);
+	struct inode *host;
+
+	if (!mapping)
+		return false;
+	host = mapping->host;
+	if (likely(host && !sb_is_blkdev_sb(host->i_sb)))
+		return host->i_sb->s_bdi->capabilities & BDI_CAP_WRITEBACK;
+	return mapping_can_writeback(mapping);
 }
 
 /*

@@ -13,6 +13,7 @@
 #define MEMCG_DIRTY_INJECT_H
 
 #include <linux/jump_label.h>
+#include <linux/memcontrol.h>
 #include <linux/types.h>
 #include "inject_hooks.h"
 #include "points.h"
@@ -44,6 +45,13 @@ void md_inject_read(struct md_inject_state *st);
 static inline bool md_inject_drop(enum md_point p, struct mem_cgroup *memcg)
 {
 	return static_branch_unlikely(&md_inject_key) && __md_inject_drop(p, memcg);
+}
+
+/* The same, reading @folio's memcg only when fault injection is on. */
+static __always_inline bool md_inject_drop_folio(enum md_point p, struct folio *folio)
+{
+	return static_branch_unlikely(&md_inject_key) &&
+	       __md_inject_drop(p, folio_memcg(folio));
 }
 
 static inline void md_inject_migrated(struct mem_cgroup *memcg, int nid,

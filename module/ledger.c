@@ -36,8 +36,7 @@ const char * const md_event_names[MD_NR_EVENTS] = {
 	[MD_MOVED_OUT]		= "moved_out",
 };
 
-#define MD_HASH_BITS	12
-static struct hlist_head md_hash[1 << MD_HASH_BITS];
+struct hlist_head md_hash[1 << MD_HASH_BITS];
 /* Protects md_hash and md_pool changes and entry->dead; taken in probes. */
 DEFINE_RAW_SPINLOCK(md_hash_lock);
 static LLIST_HEAD(md_fresh);
@@ -51,7 +50,7 @@ static DEFINE_PER_CPU(long, md_uncharged);
 /* Events for a new memcg that found the pool empty: the ledger is short. */
 static DEFINE_PER_CPU(long, md_lost);
 /* Every event anywhere: a global check is strict only if this stood still. */
-static DEFINE_PER_CPU(long, md_seq);
+DEFINE_PER_CPU(long, md_seq);
 
 /*
  * A lost event leaves only its own memcg's ledger short, but that memcg
@@ -78,18 +77,6 @@ static bool md_stopping;
 static struct hlist_head *md_bucket(struct mem_cgroup *memcg)
 {
 	return &md_hash[hash_ptr(memcg, MD_HASH_BITS)];
-}
-
-/* Any context; caller is an RCU reader (probe handlers are). */
-struct md_entry *md_entry_lookup(struct mem_cgroup *memcg)
-{
-	struct md_entry *e;
-
-	hlist_for_each_entry_rcu(e, md_bucket(memcg), hash) {
-		if (e->memcg == memcg)
-			return e;
-	}
-	return NULL;
 }
 
 /*
@@ -152,20 +139,12 @@ struct md_entry *md_entry_get(struct mem_cgroup *memcg, gfp_t gfp)
 }
 
 /*
- * Probe handlers are RCU readers already: the common case, an entry that
- * exists, is one hash lookup, without md_entry_get()'s rcu_read_lock().
+ * The rare half of finding an event's entry (md_entry_lookup() found
+ * none): create it from the pool; without one, the event is lost.
  */
-static inline struct md_entry *md_entry_lookup_or_take(struct mem_cgroup *memcg)
+struct md_entry *md_entry_for_event_slow(struct mem_cgroup *memcg)
 {
-	struct md_entry *e = md_entry_lookup(memcg);
-
-	return likely(e) ? e : md_entry_get(memcg, GFP_ATOMIC);
-}
-
-/* The same, for an event: without an entry, the event is lost. */
-static inline struct md_entry *md_entry_for_event(struct mem_cgroup *memcg)
-{
-	struct md_entry *e = md_entry_lookup_or_take(memcg);
+	struct md_entry *e = md_entry_get(memcg, GFP_ATOMIC);
 
 	if (unlikely(!e))
 		md_lost_event();
@@ -173,20 +152,19 @@ static inline struct md_entry *md_entry_for_event(struct mem_cgroup *memcg)
 }
 
 /*
- * The event is counted before the pages: a reader that sees the pages
- * (md_entry_events_dirty()) and then an unchanged sequence
- * (md_entry_seq()) knows no event was half done.
+ * An event's entry: probe handlers are RCU readers already, so the common
+ * case, an entry that exists, is one hash lookup.
  */
-void md_account_entry(struct md_entry *e, int nid, long pages, enum md_event ev)
+static inline struct md_entry *md_entry_for_event(struct mem_cgroup *memcg)
 {
-	this_cpu_inc(md_seq);
-	this_cpu_add(e->pcpu->events[ev], abs(pages));
-	smp_wmb();		/* pairs with md_entry_quiet() */
-	this_cpu_add(e->pcpu->dirty[nid], pages);
+	struct md_entry *e = md_entry_lookup(memcg);
+
+	return likely(e) ? e : md_entry_for_event_slow(memcg);
 }
 
-void md_account(struct mem_cgroup *memcg, int nid, long pages,
-		enum md_event ev)
+/* md_account()'s rare half: uncharged, or no entry yet. */
+void md_account_slow(struct mem_cgroup *memcg, int nid, long pages,
+		     enum md_event ev)
 {
 	struct md_entry *e;
 
@@ -195,34 +173,19 @@ void md_account(struct mem_cgroup *memcg, int nid, long pages,
 		md_account_uncharged(pages);
 		return;
 	}
-	e = md_entry_for_event(memcg);
+	e = md_entry_for_event_slow(memcg);
 	if (e)
 		md_account_entry(e, nid, pages, ev);
 }
 
-/*
- * The return probes count after the kernel's own update: from their entry
- * handler to then, the two differ by @pages for a reason no sequence
- * shows.  Strict comparisons and resync wait until no such window is open
- * (md_entry_inflight()).  Entry handlers run with the folio locked, which
- * keeps its memcg, and so the entry, alive until the return.  NULL (and an
- * event lost) when the memcg has no entry to be had.
- */
-struct md_entry *md_inflight_begin(struct mem_cgroup *memcg, long pages)
+/* md_inflight_begin()'s rare half: no entry yet. */
+struct md_entry *md_inflight_begin_slow(struct mem_cgroup *memcg, long pages)
 {
-	struct md_entry *e = md_entry_for_event(memcg);
+	struct md_entry *e = md_entry_for_event_slow(memcg);
 
-	if (!e)
-		return NULL;
-	atomic_long_add(pages, &e->inflight);
-	smp_mb__after_atomic();	/* before the kernel's update is visible */
+	if (e)
+		md_inflight_add(e, pages);
 	return e;
-}
-
-void md_inflight_end(struct md_entry *e, long pages)
-{
-	smp_mb__before_atomic();	/* after our own count is visible */
-	atomic_long_sub(pages, &e->inflight);
 }
 
 /* A change the probes could not follow: the memcg needs a fresh resync. */

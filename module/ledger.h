@@ -12,10 +12,12 @@
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/gfp.h>
+#include <linux/hash.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rculist.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -155,13 +157,101 @@ void md_ledger_unsync_existing(void);
 void md_ledger_stop(void);
 void md_ledger_exit(void);
 
-/* probe handlers: any context */
-void md_account(struct mem_cgroup *memcg, int nid, long pages,
-		enum md_event ev);
-void md_account_entry(struct md_entry *e, int nid, long pages,
-		      enum md_event ev);
-struct md_entry *md_inflight_begin(struct mem_cgroup *memcg, long pages);
-void md_inflight_end(struct md_entry *e, long pages);
+/*
+ * md_hash, keyed by the memcg pointer: changed under md_hash_lock, read
+ * under RCU.  md_seq: every event anywhere, per CPU (md_total_seq()).
+ * Both here for the probes' inline common path below.
+ */
+#define MD_HASH_BITS	12
+extern struct hlist_head md_hash[1 << MD_HASH_BITS];
+DECLARE_PER_CPU(long, md_seq);
+
+/* @memcg's entry or NULL.  Any context; caller is an RCU reader (probe handlers are). */
+static __always_inline struct md_entry *md_entry_lookup(struct mem_cgroup *memcg)
+{
+	struct md_entry *e;
+
+	hlist_for_each_entry_rcu(e, &md_hash[hash_ptr(memcg, MD_HASH_BITS)], hash) {
+		if (e->memcg == memcg)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * Probe handlers: any context.  The common case, an entry that exists, is
+ * inline (a hash lookup and per-CPU adds, no call); the rare ones (an
+ * uncharged folio, an entry to create, a lost event) are the *_slow()
+ * functions, out of line.
+ */
+void md_account_slow(struct mem_cgroup *memcg, int nid, long pages,
+		     enum md_event ev);
+struct md_entry *md_entry_for_event_slow(struct mem_cgroup *memcg);
+struct md_entry *md_inflight_begin_slow(struct mem_cgroup *memcg, long pages);
+
+/*
+ * The event is counted before the pages: a reader that sees the pages
+ * (md_entry_events_dirty()) and then an unchanged sequence
+ * (md_entry_seq()) knows no event was half done.
+ */
+static __always_inline void md_account_entry(struct md_entry *e, int nid, long pages,
+					     enum md_event ev)
+{
+	struct md_pcpu __percpu *pc = e->pcpu;	/* loaded once, across smp_wmb() */
+
+	this_cpu_inc(md_seq);
+	this_cpu_add(pc->events[ev], abs(pages));
+	smp_wmb();		/* pairs with md_entry_quiet() */
+	this_cpu_add(pc->dirty[nid], pages);
+}
+
+/* An event of @pages (signed) on node @nid of @memcg (NULL: uncharged). */
+static __always_inline void md_account(struct mem_cgroup *memcg, int nid, long pages,
+				       enum md_event ev)
+{
+	struct md_entry *e;
+
+	if (likely(memcg)) {
+		e = md_entry_lookup(memcg);
+		if (likely(e)) {
+			md_account_entry(e, nid, pages, ev);
+			return;
+		}
+	}
+	md_account_slow(memcg, nid, pages, ev);
+}
+
+static __always_inline void md_inflight_add(struct md_entry *e, long pages)
+{
+	atomic_long_add(pages, &e->inflight);
+	smp_mb__after_atomic();	/* before the kernel's update is visible */
+}
+
+/*
+ * The return probes count after the kernel's own update: from their entry
+ * handler to then, the two differ by @pages for a reason no sequence
+ * shows.  Strict comparisons and resync wait until no such window is open
+ * (md_entry_inflight()).  Entry handlers run with the folio locked, which
+ * keeps its memcg, and so the entry, alive until the return.  NULL (and an
+ * event lost) when the memcg has no entry to be had.
+ */
+static __always_inline struct md_entry *md_inflight_begin(struct mem_cgroup *memcg,
+							  long pages)
+{
+	struct md_entry *e = md_entry_lookup(memcg);
+
+	if (unlikely(!e))
+		return md_inflight_begin_slow(memcg, pages);
+	md_inflight_add(e, pages);
+	return e;
+}
+
+static __always_inline void md_inflight_end(struct md_entry *e, long pages)
+{
+	smp_mb__before_atomic();	/* after our own count is visible */
+	atomic_long_sub(pages, &e->inflight);
+}
+
 void md_entry_unsync(struct mem_cgroup *memcg);
 void md_account_migrate(struct mem_cgroup *memcg, int from, int to,
 			long pages);
@@ -172,7 +262,6 @@ void md_memcg_released(struct mem_cgroup *memcg);
 void md_memcg_freed(struct mem_cgroup *memcg);
 void md_memcg_changed(void);
 
-struct md_entry *md_entry_lookup(struct mem_cgroup *memcg);
 struct md_entry *md_entry_get(struct mem_cgroup *memcg, gfp_t gfp);
 struct mem_cgroup *md_entry_pin(struct md_entry *e);
 void md_ledger_list_fresh(void);

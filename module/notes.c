@@ -26,7 +26,9 @@
  * Writers run in probe handlers (atomic context: no sleeping, no
  * allocation); the hot-path tests are inline in notes.h.
  */
+#include <linux/cpu.h>
 #include <linux/hash.h>
+#include <linux/jump_label.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include "compat.h"
@@ -48,15 +50,25 @@ static struct md_note_bucket {
 static atomic64_t md_note_order;	/* the last note's order */
 static u64 md_note_floor;		/* notes up to it predate the arming */
 bool md_pairing;			/* armed: read inline by the handlers */
+DEFINE_STATIC_KEY_FALSE(md_pairing_key);	/* on while md_pairing may be true */
 static nodemask_t md_pair_nodes;	/* the watch's nodes, set before md_pairing */
 
-/* Pair for the watch of @nodes from now on; NULL: no more. */
+/*
+ * Pair for the watch of @nodes from now on; NULL: no more.  Sleeps, in
+ * the CPU hotplug lock (the watch's arming and disarming hold it): the
+ * key is flipped with the _cpuslocked calls.  On before md_pairing is set,
+ * off after it is cleared, so md_pairing decides exactly as it did
+ * without the key; static_branch_enable() returns once every CPU runs the
+ * patched code, before the watch arms its breakpoints.
+ */
 void md_notes_pair(const nodemask_t *nodes)
 {
 	if (!nodes) {
 		WRITE_ONCE(md_pairing, false);
+		static_branch_disable_cpuslocked(&md_pairing_key);
 		return;
 	}
+	static_branch_enable_cpuslocked(&md_pairing_key);
 	md_pair_nodes = *nodes;
 	WRITE_ONCE(md_note_floor, atomic64_read(&md_note_order));
 	/* the nodes before pairing: md_note_reparent() */

@@ -2,13 +2,14 @@
 /*
  * The state change under way, for the watch: the probe handlers note each
  * dirty-state change as it begins (the write side, inline below so that an
- * unarmed watch costs a handler one load and a branch), the watch's handler
+ * unarmed watch costs a handler a patched-out branch), the watch's handler
  * reads the note of the task whose counter write it trapped.
  */
 #ifndef MEMCG_DIRTY_NOTES_H
 #define MEMCG_DIRTY_NOTES_H
 
 #include <linux/compiler.h>
+#include <linux/jump_label.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/nodemask.h>
@@ -60,8 +61,20 @@ bool md_notes_change_of(struct task_struct *task, struct md_change_note *note);
 bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *held,
 			    long *now);
 
-/* The handlers' side: called from the probe handlers only. */
-extern bool md_pairing;		/* the watch is armed: notes are wanted */
+/*
+ * The handlers' side: called from the probe handlers only.  md_pairing
+ * says whether notes are wanted (the watch is armed); md_pairing_key gates
+ * its load, so that an unarmed watch costs the handlers a patched-out
+ * branch.  The key is on whenever md_pairing is true: enabled before it is
+ * set, disabled after it is cleared (md_notes_pair()).
+ */
+extern bool md_pairing;
+DECLARE_STATIC_KEY_FALSE(md_pairing_key);
+
+static __always_inline bool md_notes_wanted(void)
+{
+	return static_branch_unlikely(&md_pairing_key) && READ_ONCE(md_pairing);
+}
 
 u64 md_note_write(enum md_point point, struct mem_cgroup *memcg,
 		  struct mem_cgroup *memcg2, long pages,
@@ -70,7 +83,7 @@ void __md_note_retire(u64 order);
 u64 __md_note_reparent(struct mem_cgroup *child, struct mem_cgroup *parent);
 
 /*
- * The watch unarmed costs a probe one load and a branch: what a note needs
+ * The watch unarmed costs a probe a patched-out branch: what a note needs
  * is read from the folio (flags are volatile reads, which the compiler
  * cannot sink into the branch) only once that is taken.  Both return the
  * note's order (0: none made).
@@ -78,14 +91,14 @@ u64 __md_note_reparent(struct mem_cgroup *child, struct mem_cgroup *parent);
 static __always_inline u64 md_note_change(enum md_point point, struct mem_cgroup *memcg,
 					  struct mem_cgroup *memcg2, long pages)
 {
-	if (unlikely(READ_ONCE(md_pairing)))
+	if (md_notes_wanted())
 		return md_note_write(point, memcg, memcg2, pages, NULL);
 	return 0;
 }
 
 static __always_inline void md_note_folio(enum md_point point, struct folio *folio)
 {
-	if (unlikely(READ_ONCE(md_pairing)))
+	if (md_notes_wanted())
 		md_note_write(point, folio_memcg(folio), NULL, folio_nr_pages(folio), NULL);
 }
 
@@ -106,7 +119,7 @@ static inline void md_note_retire(u64 order)
 static inline u64 md_note_reparent(struct mem_cgroup *child, struct mem_cgroup *parent)
 {
 	/* the nodes after pairing: md_notes_pair() */
-	if (likely(!smp_load_acquire(&md_pairing)))
+	if (!static_branch_unlikely(&md_pairing_key) || !smp_load_acquire(&md_pairing))
 		return 0;
 	return __md_note_reparent(child, parent);
 }

@@ -108,12 +108,12 @@ static inline void md_move_touch(struct folio *folio)
  * A cleaning the ledger counts: clear the folio's shadow bits (track=1); a
  * clear bit in a synced memcg means nobody counted this page dirty.
  */
-static void md_shadow_cleaned(struct folio *folio, struct mem_cgroup *memcg,
-			      const char *probe)
+static noinline void __md_shadow_cleaned(struct folio *folio, const char *probe)
 {
+	struct mem_cgroup *memcg = folio_memcg(folio);
 	struct md_entry *e;
 
-	if (!md_shadow_enabled() || md_shadow_clear(folio) || !memcg)
+	if (md_shadow_clear(folio) || !memcg)
 		return;
 	rcu_read_lock();
 	e = md_entry_lookup(memcg);
@@ -122,15 +122,29 @@ static void md_shadow_cleaned(struct folio *folio, struct mem_cgroup *memcg,
 	rcu_read_unlock();
 }
 
+/* Without track=1, a patched-out branch. */
+static __always_inline void md_shadow_cleaned(struct folio *folio, const char *probe)
+{
+	if (md_shadow_enabled())
+		__md_shadow_cleaned(folio, probe);
+}
+
 /* --- became dirty ------------------------------------------------------ */
+
+static noinline void md_dirtied_uncharged(struct folio *folio)
+{
+	md_anomaly(MD_A_DIRTIED_UNCHARGED, 0, folio_nid(folio), "dirtied",
+		   folio_pfn(folio), 0, 0, 0, 0);
+}
 
 /*
  * writeback_dirty_folio fires inside folio_account_dirtied(), under the
  * i_pages lock after __folio_mark_dirty() found folio->mapping set: exactly
  * where the kernel decides to count.  It fires before the writeback check.
+ * Inline in both attachments, so that the tracepoint's handler is one
+ * function (no partial inlining's split into a second).
  */
-static void md_tp_dirtied(void *data, struct folio *folio,
-			  struct address_space *mapping)
+static __always_inline void md_dirtied(struct folio *folio, struct address_space *mapping)
 {
 	struct mem_cgroup *memcg;
 
@@ -145,8 +159,13 @@ static void md_tp_dirtied(void *data, struct folio *folio,
 	md_account(memcg, folio_nid(folio), folio_nr_pages(folio), MD_DIRTIED);
 	md_shadow_set(folio);
 	if (unlikely(!memcg))
-		md_anomaly(MD_A_DIRTIED_UNCHARGED, 0, folio_nid(folio), "dirtied",
-			   folio_pfn(folio), 0, 0, 0, 0);
+		md_dirtied_uncharged(folio);
+}
+
+static void md_tp_dirtied(void *data, struct folio *folio,
+			  struct address_space *mapping)
+{
+	md_dirtied(folio, mapping);
 }
 
 /*
@@ -160,7 +179,7 @@ static int md_kp_mark_dirty(struct kprobe *p, struct pt_regs *regs)
 	struct address_space *mapping = md_arg(regs, 1);
 
 	if (READ_ONCE(folio->mapping))
-		md_tp_dirtied(NULL, folio, mapping);
+		md_dirtied(folio, mapping);
 	else
 		md_hit(MD_P_DIRTIED);
 	return 0;
@@ -204,23 +223,27 @@ static int md_clear_io_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	return 0;
 }
 
+/*
+ * The folio is still locked: its memcg is the entry handler's, read here
+ * only where the entry is not enough (fault injection, the shadow, no
+ * entry).
+ */
 static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_clear_io_data *d = (void *)ri->data;
-	struct mem_cgroup *memcg = folio_memcg(d->folio);
 
 	md_hit(MD_P_CLEANED_IO);
 	if (!d->accounts)
 		return 0;
 	md_note_retire(d->note);
 	md_delay(MD_D_CLEANED_IO);
-	if (!md_ret_bool(regs) || md_inject_drop(MD_P_CLEANED_IO, memcg))
+	if (!md_ret_bool(regs) || md_inject_drop_folio(MD_P_CLEANED_IO, d->folio))
 		goto out;
 	if (d->e)
 		md_account_entry(d->e, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
-	else if (!memcg)
+	else if (!folio_memcg(d->folio))
 		md_account(NULL, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
-	md_shadow_cleaned(d->folio, memcg, "cleaned_io");
+	md_shadow_cleaned(d->folio, "cleaned_io");
 out:
 	if (d->e)
 		md_inflight_end(d->e, d->pages);
@@ -237,16 +260,18 @@ out:
 static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 {
 	struct folio *folio = md_arg(regs, 0);
+	struct mem_cgroup *memcg;
 
 	md_hit(MD_P_CANCELLED);
 	md_move_touch(folio);
 	md_note_folio(MD_P_CANCELLED, folio);
-	if (md_inject_drop(MD_P_CANCELLED, folio_memcg(folio)))
+	/* the folio is locked (truncation, removal): its memcg is read once */
+	memcg = folio_memcg(folio);
+	if (md_inject_drop(MD_P_CANCELLED, memcg))
 		return 0;
-	md_account(folio_memcg(folio), folio_nid(folio),
-		   -folio_nr_pages(folio),
+	md_account(memcg, folio_nid(folio), -folio_nr_pages(folio),
 		   folio_test_dirty(folio) ? MD_REMOVED_DIRTY : MD_CANCELLED);
-	md_shadow_cleaned(folio, folio_memcg(folio), "cancelled");
+	md_shadow_cleaned(folio, "cancelled");
 	return 0;
 }
 

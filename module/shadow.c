@@ -87,10 +87,7 @@ static void md_shadow_kick(struct irq_work *work)
 
 static struct irq_work md_shadow_irq_work = IRQ_WORK_INIT(md_shadow_kick);
 
-bool md_shadow_enabled(void)
-{
-	return md_shadow;
-}
+DEFINE_STATIC_KEY_FALSE(md_shadow_key);
 
 u64 md_uncounted_ns(void)
 {
@@ -128,13 +125,17 @@ int md_shadow_init(void)
 		return -E2BIG;
 	}
 	md_shadow = vzalloc(bytes);
-	return md_shadow ? 0 : -ENOMEM;
+	if (!md_shadow)
+		return -ENOMEM;
+	static_branch_enable(&md_shadow_key);	/* before the probes: shadow.h */
+	return 0;
 }
 
 void md_shadow_exit(void)
 {
 	if (!md_shadow)
 		return;
+	static_branch_disable(&md_shadow_key);
 	irq_work_sync(&md_shadow_irq_work);
 	cancel_delayed_work_sync(&md_shadow_work);
 	vfree(md_shadow);
@@ -192,7 +193,7 @@ static void md_shadow_note_raced(unsigned long pfn, unsigned long nr)
  * pairs with the one in md_shadow_suspect(): either a suspect queued
  * before sees the bit, or this sees the suspect.
  */
-void md_shadow_set(struct folio *folio)
+void __md_shadow_set(struct folio *folio)
 {
 	unsigned long bit, n, nr;
 
@@ -223,10 +224,10 @@ bool md_shadow_clear(struct folio *folio)
 	return was;
 }
 
-void md_shadow_move(struct folio *src, struct folio *dst)
+void __md_shadow_move(struct folio *src, struct folio *dst)
 {
 	if (md_shadow && md_shadow_clear(src))
-		md_shadow_set(dst);
+		__md_shadow_set(dst);
 }
 
 /* The pfns the shadow covers: [*@start, *@end); empty without it. */

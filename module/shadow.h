@@ -6,6 +6,7 @@
 #ifndef MEMCG_DIRTY_SHADOW_H
 #define MEMCG_DIRTY_SHADOW_H
 
+#include <linux/jump_label.h>
 #include <linux/types.h>
 
 struct address_space;
@@ -46,13 +47,20 @@ struct md_shadow_list {
 /* The scan's two lists: dirty and never counted, counted and never cleaned. */
 enum md_shadow_listing { MD_SHADOW_UNCOUNTED, MD_SHADOW_UNCLEANED };
 
+/*
+ * On while the shadow exists: enabled once it is allocated, before the
+ * probes are registered (so every folio they see dirtied sets its bits),
+ * disabled after they are gone, before it is freed.  Without track=1 the
+ * probes' hooks below are a patched-out branch.
+ */
+DECLARE_STATIC_KEY_FALSE(md_shadow_key);
+
 int md_shadow_init(void);
 void md_shadow_exit(void);
-bool md_shadow_enabled(void);
 void md_shadow_stats(struct md_shadow_stats *st);
-void md_shadow_set(struct folio *folio);
+void __md_shadow_set(struct folio *folio);
 bool md_shadow_clear(struct folio *folio);
-void md_shadow_move(struct folio *src, struct folio *dst);
+void __md_shadow_move(struct folio *src, struct folio *dst);
 bool md_shadow_test(struct folio *folio);
 void md_shadow_range(unsigned long *start, unsigned long *end);
 unsigned long md_shadow_next(unsigned long pfn, unsigned long end);
@@ -64,5 +72,24 @@ void md_shadow_scan_uncounted(struct folio *folio, u64 cgid);
 void md_shadow_scan_uncleaned(struct folio *folio, u64 cgid);
 void md_shadow_scan_settle(void);
 bool md_shadow_list_read(enum md_shadow_listing which, struct md_shadow_list *copy);
+
+static inline bool md_shadow_enabled(void)
+{
+	return static_branch_unlikely(&md_shadow_key);
+}
+
+/* The ledger counts @folio dirtied: set its bits. */
+static inline void md_shadow_set(struct folio *folio)
+{
+	if (md_shadow_enabled())
+		__md_shadow_set(folio);
+}
+
+/* A dirty folio migrated: its bits move from @src to @dst. */
+static inline void md_shadow_move(struct folio *src, struct folio *dst)
+{
+	if (md_shadow_enabled())
+		__md_shadow_move(src, dst);
+}
 
 #endif /* MEMCG_DIRTY_SHADOW_H */

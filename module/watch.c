@@ -210,9 +210,11 @@ void md_watch_stop(void)
 {
 	struct md_watch_cpu __percpu *pcpu;
 
+	cpus_read_lock();	/* md_notes_pair() */
 	mutex_lock(&md_watch_mutex);
 	pcpu = md_watch_disarm();
 	mutex_unlock(&md_watch_mutex);
+	cpus_read_unlock();
 	md_watch_free(pcpu);
 }
 
@@ -338,6 +340,7 @@ static void md_watch_tend_fn(struct work_struct *work)
 	struct md_watch_cpu __percpu *pcpu = NULL;
 	char why[64] = "";
 
+	cpus_read_lock();	/* md_watch_disarm(): md_notes_pair() */
 	mutex_lock(&md_watch_mutex);
 	if (!md_watch_pcpu)
 		goto out;
@@ -359,6 +362,7 @@ static void md_watch_tend_fn(struct work_struct *work)
 	}
 out:
 	mutex_unlock(&md_watch_mutex);
+	cpus_read_unlock();
 	md_watch_free(pcpu);
 }
 
