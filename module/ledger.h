@@ -231,9 +231,10 @@ static __always_inline void md_inflight_add(struct md_entry *e, long pages)
  * The return probes count after the kernel's own update: from their entry
  * handler to then, the two differ by @pages for a reason no sequence
  * shows.  Strict comparisons and resync wait until no such window is open
- * (md_entry_inflight()).  Entry handlers run with the folio locked, which
- * keeps its memcg, and so the entry, alive until the return.  NULL (and an
- * event lost) when the memcg has no entry to be had.
+ * (md_entry_inflight()).  Entry handlers hold the folio's memcg until the
+ * return (md_folio_memcg_hold()), which keeps its entry alive: an entry is
+ * freed only after its memcg.  NULL (and an event lost) when the memcg has
+ * no entry to be had.
  */
 static __always_inline struct md_entry *md_inflight_begin(struct mem_cgroup *memcg,
 							  long pages)

@@ -3,7 +3,9 @@
 #ifndef MEMCG_DIRTY_MEMCG_H
 #define MEMCG_DIRTY_MEMCG_H
 
+#include <linux/cgroup.h>
 #include <linux/memcontrol.h>
+#include "compat.h"
 
 struct mem_cgroup *md_root_memcg(void);
 struct mem_cgroup *md_memcg_next(struct mem_cgroup *pos,
@@ -14,5 +16,36 @@ struct mem_cgroup *md_memcg_by_path(const char *want);
 bool md_cgroup_v1(void);
 long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
 long md_kernel_dirty_global(void);
+
+/*
+ * The memcg of a locked @folio, held from a return probe's entry handler
+ * to its return handler (md_folio_memcg_drop()), or NULL if uncharged.
+ * Before 7.1 the lock is enough: a charged folio holds a reference on its
+ * memcg.  From 7.1 it holds one on an obj_cgroup instead, which the
+ * offlining of a removed memcg repoints to the parent at any moment: the
+ * memcg read at entry can then be released and freed, and its ledger
+ * entry with it, while the task sleeps or is preempted inside the call.
+ * There it is pinned.  A memcg with no reference left was offlined, which
+ * repointed the folio first: read again, as get_mem_cgroup_from_folio()
+ * does.  Probe handlers (RCU readers).
+ */
+static __always_inline struct mem_cgroup *md_folio_memcg_hold(struct folio *folio)
+{
+	struct mem_cgroup *memcg;
+
+	if (!MD_KERNEL_REPARENTS)
+		return folio_memcg(folio);
+	do {
+		memcg = folio_memcg(folio);
+	} while (memcg && unlikely(!css_tryget(&memcg->css)));
+	return memcg;
+}
+
+/* The end of the window md_folio_memcg_hold() opened (@memcg may be NULL). */
+static __always_inline void md_folio_memcg_drop(struct mem_cgroup *memcg)
+{
+	if (MD_KERNEL_REPARENTS && memcg)
+		css_put(&memcg->css);
+}
 
 #endif /* MEMCG_DIRTY_MEMCG_H */

@@ -13,6 +13,7 @@
 #include "inject_hooks.h"
 #include "inject.h"
 #include "ledger.h"
+#include "memcg.h"
 #include "notes.h"
 #include "shadow.h"
 #include "points.h"
@@ -189,6 +190,7 @@ static int md_kp_mark_dirty(struct kprobe *p, struct pt_regs *regs)
 
 struct md_clear_io_data {
 	struct folio *folio;
+	struct mem_cgroup *memcg;	/* held over the window, or NULL */
 	struct md_entry *e;	/* NULL: uncharged, or the event is lost */
 	long pages;
 	u64 note;		/* its order, or 0 */
@@ -198,35 +200,38 @@ struct md_clear_io_data {
 /*
  * folio_clear_dirty_for_io() returns true both when it cleared an accounted
  * folio and when it cleared one on a mapping without writeback: decide at
- * entry which case this is.  The folio is locked throughout, so its mapping,
- * memcg and node cannot change before the return handler runs.  The kernel
- * decrements before we count, and may sleep in between: the window is
- * marked in flight on the memcg's entry.
+ * entry which case this is.  The folio is locked throughout, so its mapping
+ * and node cannot change before the return handler runs; its memcg is held
+ * (md_folio_memcg_hold()).  The kernel decrements before we count, and may
+ * sleep in between: the window is marked in flight on the memcg's entry.
  */
 static int md_clear_io_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_clear_io_data *d = (void *)ri->data;
-	struct mem_cgroup *memcg;
 
 	d->folio = md_arg(regs, 0);
+	d->memcg = NULL;
 	d->e = NULL;
 	d->note = 0;
 	d->accounts = md_mapping_accounts_dirty(folio_mapping(d->folio));
 	if (!d->accounts)
 		return 0;
 	md_move_touch(d->folio);
-	memcg = folio_memcg(d->folio);
+	d->memcg = md_folio_memcg_hold(d->folio);
 	d->pages = folio_nr_pages(d->folio);
-	d->note = md_note_change(MD_P_CLEANED_IO, memcg, NULL, d->pages);
-	if (memcg)
-		d->e = md_inflight_begin(memcg, d->pages);
+	d->note = md_note_change(MD_P_CLEANED_IO, d->memcg, NULL, d->pages);
+	if (d->memcg)
+		d->e = md_inflight_begin(d->memcg, d->pages);
 	return 0;
 }
 
 /*
- * The folio is still locked: its memcg is the entry handler's, read here
- * only where the entry is not enough (fault injection, the shadow, no
- * entry).
+ * Counted against the entry handler's memcg, held since: where the kernel
+ * reparents, the folio may have gone to an ancestor meanwhile, and the
+ * kernel may have counted there, but a held memcg is not yet released, so
+ * it is in that ancestor's unit (check.c), which is what is compared.  The
+ * folio's memcg is read again only where the entry is not enough (fault
+ * injection, the shadow, no entry).
  */
 static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -241,12 +246,13 @@ static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 		goto out;
 	if (d->e)
 		md_account_entry(d->e, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
-	else if (!folio_memcg(d->folio))
+	else if (!d->memcg)
 		md_account(NULL, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
 	md_shadow_cleaned(d->folio, "cleaned_io");
 out:
 	if (d->e)
 		md_inflight_end(d->e, d->pages);
+	md_folio_memcg_drop(d->memcg);
 	return 0;
 }
 
@@ -280,6 +286,7 @@ static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 struct md_migrate_data {
 	struct address_space *mapping;
 	struct folio *dst, *src;
+	struct mem_cgroup *memcg;	/* src's, held over the window, or NULL */
 	struct md_entry *e;	/* the window in flight, or NULL */
 	long pages;
 	u64 note;		/* its order, or 0 */
@@ -287,23 +294,26 @@ struct md_migrate_data {
 
 /*
  * The kernel moves a dirty folio's count between nodes before we see the
- * return: in flight meanwhile.  The source folio is locked throughout.
+ * return: in flight meanwhile.  The source folio is locked throughout; its
+ * memcg is held (md_folio_memcg_hold()).
  */
 static int md_migrate_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_migrate_data *d = (void *)ri->data;
-	struct mem_cgroup *memcg;
 
 	d->mapping = md_arg(regs, 0);
 	d->dst = md_arg(regs, 1);
 	d->src = md_arg(regs, 2);
+	d->memcg = NULL;
 	d->e = NULL;
 	d->note = 0;
-	memcg = folio_memcg(d->src);
-	if (memcg && md_mapping_accounts_dirty(d->mapping)) {
+	if (!md_mapping_accounts_dirty(d->mapping))
+		return 0;
+	d->memcg = md_folio_memcg_hold(d->src);
+	if (d->memcg) {
 		d->pages = folio_nr_pages(d->src);
-		d->note = md_note_change(MD_P_MIGRATED, memcg, NULL, d->pages);
-		d->e = md_inflight_begin(memcg, d->pages);
+		d->note = md_note_change(MD_P_MIGRATED, d->memcg, NULL, d->pages);
+		d->e = md_inflight_begin(d->memcg, d->pages);
 	}
 	return 0;
 }
@@ -333,6 +343,7 @@ static int md_migrate_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 out:
 	if (d->e)
 		md_inflight_end(d->e, d->pages);
+	md_folio_memcg_drop(d->memcg);
 	return 0;
 }
 
@@ -419,6 +430,7 @@ static int md_kp_offline(struct kprobe *p, struct pt_regs *regs)
 	struct cgroup_subsys_state *css = md_arg(regs, 0);
 
 	md_hit(MD_P_OFFLINE);
+	md_note_offline();
 	md_inject_memcg_offline(mem_cgroup_from_css(css));
 	md_memcg_changed();
 	return 0;
