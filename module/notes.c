@@ -52,24 +52,30 @@ static u64 md_note_floor;		/* notes up to it predate the arming */
 bool md_pairing;			/* armed: read inline by the handlers */
 DEFINE_STATIC_KEY_FALSE(md_pairing_key);	/* on while md_pairing may be true */
 static nodemask_t md_pair_nodes;	/* the watch's nodes, set before md_pairing */
+static struct mem_cgroup *md_pair_watched;	/* the watch's memcg, likewise */
+static atomic_long_t md_offlined;	/* memcg offlinings begun */
 
 /*
- * Pair for the watch of @nodes from now on; NULL: no more.  Sleeps, in
+ * Pair for the watch of @watched's @nodes from now on (@watched is held
+ * while pairing, and a probe that read it is an RCU reader); NULL: no
+ * more.  Sleeps, in
  * the CPU hotplug lock (the watch's arming and disarming hold it): the
  * key is flipped with the _cpuslocked calls.  On before md_pairing is set,
  * off after it is cleared, so md_pairing decides exactly as it did
  * without the key; static_branch_enable() returns once every CPU runs the
  * patched code, before the watch arms its breakpoints.
  */
-void md_notes_pair(const nodemask_t *nodes)
+void md_notes_pair(struct mem_cgroup *watched, const nodemask_t *nodes)
 {
-	if (!nodes) {
+	if (!watched) {
 		WRITE_ONCE(md_pairing, false);
 		static_branch_disable_cpuslocked(&md_pairing_key);
+		WRITE_ONCE(md_pair_watched, NULL);
 		return;
 	}
 	static_branch_enable_cpuslocked(&md_pairing_key);
 	md_pair_nodes = *nodes;
+	WRITE_ONCE(md_pair_watched, watched);
 	WRITE_ONCE(md_note_floor, atomic64_read(&md_note_order));
 	/* the nodes before pairing: md_note_reparent() */
 	smp_store_release(&md_pairing, true);
@@ -88,6 +94,29 @@ static u64 md_note_keep(const struct md_change_note *n)
 	if (n->point == MD_P_DIRTIED || n->point == MD_P_CANCELLED)
 		return n->order;
 	return n->order + (1ULL << 62);
+}
+
+/*
+ * Where the kernel reparents, the offlining of a removed memcg repoints
+ * its folios to its parent at any moment, so the kernel may count a
+ * folio's change in an ancestor of the memcg its probe read just before
+ * (a note of a child, the watched parent's counter moving).  That is
+ * right only if the note's memcg is a descendant of the watched one and
+ * was dying when noted (killed: its offlining may have been under way),
+ * or an offlining began since (md_notes_reparent_raced()).  The count of
+ * offlinings is read before the dying state: a note that reads the count
+ * after an offlining began sees its memcg killed (rmdir kills before the
+ * offlining).  The memcg is alive (an RCU reader's).
+ */
+static void md_note_fill_reparent(struct md_change_note *n, struct mem_cgroup *memcg)
+{
+	struct mem_cgroup *watched = READ_ONCE(md_pair_watched);
+
+	n->under_watched = MD_KERNEL_REPARENTS && memcg && watched && memcg != watched &&
+			   mem_cgroup_is_descendant(memcg, watched);
+	n->offlined = atomic_long_read(&md_offlined);
+	smp_rmb();		/* the count before the state: above */
+	n->dying = n->under_watched && css_is_dying(&memcg->css);
 }
 
 /*
@@ -110,6 +139,7 @@ static void md_note_fill(struct md_change_note *n, struct task_struct *task, u64
 	n->cgid = memcg ? cgroup_id(memcg->css.cgroup) : 0;
 	n->cgid2 = memcg2 ? cgroup_id(memcg2->css.cgroup) : 0;
 	n->pages = pages;
+	md_note_fill_reparent(n, memcg);
 	if (held)
 		n->held = *held;
 	else
@@ -162,6 +192,16 @@ void __md_note_retire(u64 order)
 		break;
 	}
 	raw_spin_unlock_irqrestore(&b->lock, flags);
+}
+
+/*
+ * The probe on a memcg's offlining, at its entry: before the kernel
+ * repoints the memcg's folios.
+ */
+void md_note_offline(void)
+{
+	atomic_long_inc(&md_offlined);
+	smp_mb__after_atomic();	/* before the kernel repoints any folio */
 }
 
 /* md_note_reparent()'s, once the watch is armed. */
@@ -233,3 +273,15 @@ bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *he
 	return false;
 }
 
+/*
+ * Whether the change @note's task is making may have been counted, rightly,
+ * in an ancestor of the note's memcg, the watched one: the memcg was
+ * reparented after the note (md_note_fill_reparent()).  Any context, the
+ * watch's debug exception included, after the kernel's counter write:
+ * which it read the folio's memcg for after any offlining that moved it.
+ */
+bool md_notes_reparent_raced(const struct md_change_note *note)
+{
+	return note->under_watched &&
+	       (note->dying || atomic_long_read(&md_offlined) != note->offlined);
+}

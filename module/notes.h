@@ -53,13 +53,21 @@ struct md_change_note {
 	u64 cgid, cgid2;
 	long pages;
 	struct md_note_held held;	/* a reparenting's, else nr 0 */
+	/*
+	 * Where the kernel reparents: whether the memcg is a descendant of
+	 * the watched one, dying when noted, and the offlinings begun by
+	 * then (md_notes_reparent_raced()).
+	 */
+	bool under_watched, dying;
+	unsigned long offlined;
 };
 
 /* The watch's side. */
-void md_notes_pair(const nodemask_t *nodes);
+void md_notes_pair(struct mem_cgroup *watched, const nodemask_t *nodes);
 bool md_notes_change_of(struct task_struct *task, struct md_change_note *note);
 bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *held,
 			    long *now);
+bool md_notes_reparent_raced(const struct md_change_note *note);
 
 /*
  * The handlers' side: called from the probe handlers only.  md_pairing
@@ -80,6 +88,7 @@ u64 md_note_write(enum md_point point, struct mem_cgroup *memcg,
 		  struct mem_cgroup *memcg2, long pages,
 		  const struct md_note_held *held);
 void __md_note_retire(u64 order);
+void md_note_offline(void);
 u64 __md_note_reparent(struct mem_cgroup *child, struct mem_cgroup *parent);
 
 /*

@@ -127,6 +127,7 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	r->pages = now - wc->last[i];
 	r->time_ns = local_clock();
 	r->paired = md_notes_change_of(current, &r->note);
+	r->reparent_raced = r->paired && md_notes_reparent_raced(&r->note);
 	/* the child is read while its reparenting runs: later it may be gone */
 	r->judged = r->paired && r->note.cgid2 == md_watch_cgid &&
 		    md_notes_reparent_held(&r->note, r->nid, &r->child_held,
@@ -187,7 +188,7 @@ static struct md_watch_cpu __percpu *md_watch_disarm(void)
 	for_each_possible_cpu(cpu)
 		md_watch_disarm_cpu(per_cpu_ptr(pcpu, cpu), cpu);
 	md_watch_pcpu = NULL;
-	md_notes_pair(NULL);
+	md_notes_pair(NULL, NULL);
 	css_put(&md_watch_memcg->css);
 	md_watch_memcg = NULL;
 	kfree(md_watch_path);
@@ -427,7 +428,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 	md_watch_until = jiffies + (unsigned long)limit_s * HZ;
 	cpumask_clear(&md_watch_cpus);
 	md_watch_pcpu = pcpu;	/* before any event can fire */
-	md_notes_pair(&md_watch_nodemask);
+	md_notes_pair(memcg, &md_watch_nodemask);
 	ret = md_watch_nodes ? 0 : -ENOENT;
 	for_each_online_cpu(cpu) {
 		if (ret)

@@ -11,8 +11,9 @@
  * parent, "reparented".  An accounted change is also held against the
  * state change the probes saw its task begin (notes.c,
  * md_notes_change_of()): a change by another number of pages than the
- * folio has, or of another memcg's counter than the folio's, is
- * "mismatched", the shape of the 4.3 migration bug.  So is a reparented
+ * folio has, or of another memcg's counter than the folio's (but for a
+ * reparenting in between), is "mismatched", the shape of the 4.3
+ * migration bug.  So is a reparented
  * change of the watched memcg's counter by other than what the child gave
  * up on that node (md_watch_reparent_mismatch()).  Outside and mismatched
  * changes are reported on the console, once per call site.
@@ -156,13 +157,15 @@ static bool md_watch_paired(const struct md_watch_record *r)
 /*
  * Whether @r, made in the dirty accounting, disagrees with the state
  * change its task began: another size, or another counter than @cgid's
- * (the watched memcg's).
+ * (the watched memcg's), unless the kernel reparented the folio to it
+ * after the probe read its memcg (md_notes_reparent_raced()).
  */
 static bool md_watch_mismatch(const struct md_watch_record *r, u64 cgid)
 {
 	const struct md_change_note *n = &r->note;
 
-	return abs(r->pages) != n->pages || (cgid != n->cgid && cgid != n->cgid2);
+	return abs(r->pages) != n->pages ||
+	       (cgid != n->cgid && cgid != n->cgid2 && !r->reparent_raced);
 }
 
 /*

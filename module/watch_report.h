@@ -22,6 +22,8 @@ struct md_watch_record {
 	long pages;
 	u64 time_ns;
 	bool paired;			/* the writer's state change is in note */
+	/* of a paired note: its folio may have gone to the watched memcg since */
+	bool reparent_raced;
 	struct md_change_note note;
 	/* of a reparenting's note: what its child held at entry, and at the hit */
 	bool judged;
