@@ -38,6 +38,19 @@
  *                                    preempt whatever runs there (a writer in
  *                                    the middle of its accounting); prints
  *                                    "rounds N"
+ *   mdfile catch CPU PID FUNC FLAG    on CPU, as SCHED_FIFO (above fifohog's
+ *                                    and mapsync's priority): every 500 us
+ *                                    wake, preempting PID there, and read its
+ *                                    /proc stack; once FUNC is in it, print
+ *                                    "caught after N looks" and spin while
+ *                                    FLAG exists (PID stays where it was);
+ *                                    "missed N looks" if PID ends first
+ *   mdfile mapsync FILE MAPS CPU GO   map FILE shared MAPS times and fault every
+ *                                    page in through each (each cleaning then
+ *                                    walks MAPS mappings), print "ready", wait
+ *                                    for GO to exist, then on CPU as SCHED_FIFO
+ *                                    write FILE back and wait: sync_file_range
+ *                                    in this task; print "synced"
  *   mdfile startwb FILE CPU FILE2 CPU2
  *                                    on CPU, start writeback of FILE
  *                                    (sync_file_range), then on CPU2 that of
@@ -522,6 +535,90 @@ static void do_fifohog(long cpu, long busy_us, long idle_us, long secs)
 	printf("rounds %ld\n", rounds);
 }
 
+static void set_fifo(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+
+	if (sched_setscheduler(0, SCHED_FIFO, &sp))
+		die("sched_setscheduler", "SCHED_FIFO");
+}
+
+/* Whether @pid's kernel stack names @func (a frame "func+0x..."). */
+static int in_stack(const char *path, const char *func, int *gone)
+{
+	char buf[4096], want[128];
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		*gone = 1;
+		return 0;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	snprintf(want, sizeof(want), "] %s+", func);
+	return strstr(buf, want) != NULL;
+}
+
+static void do_catch(long cpu, long pid, const char *func, const char *flag)
+{
+	struct timespec tick = { 0, 500 * 1000 };
+	char path[64];
+	long looks = 0;
+	int gone = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stack", pid);
+	pin_to(cpu);
+	set_fifo(20);
+	while (!gone) {
+		nanosleep(&tick, NULL);
+		looks++;
+		if (!in_stack(path, func, &gone))
+			continue;
+		printf("caught after %ld looks\n", looks);
+		fflush(stdout);
+		while (!access(flag, F_OK))
+			;
+		return;
+	}
+	printf("missed %ld looks\n", looks);
+}
+
+static void do_mapsync(const char *file, long maps, long cpu, const char *go)
+{
+	struct timespec tick = { 0, 10 * 1000 * 1000 };
+	volatile char sum = 0;
+	long pages = -1, m, i;
+	int fd;
+
+	for (m = 0; m < maps; m++) {
+		char *p = map_file(file, -1, PROT_READ, &fd);
+		struct stat st;
+
+		if (fstat(fd, &st))
+			die("stat", file);
+		pages = st.st_size / page_size;
+		for (i = 0; i < pages; i++)
+			sum += p[i * page_size];
+		if (m < maps - 1)
+			close(fd);
+	}
+	printf("ready %ld pages %ld maps\n", pages, maps);
+	fflush(stdout);
+	while (access(go, F_OK))
+		nanosleep(&tick, NULL);
+	pin_to(cpu);
+	set_fifo(5);
+	if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WAIT_BEFORE |
+			    SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER))
+		die("sync_file_range", file);
+	printf("synced\n");
+	close(fd);
+}
+
 static void start_wb_on(const char *file, long cpu)
 {
 	int fd = open(file, O_RDONLY);
@@ -568,6 +665,10 @@ int main(int argc, char **argv)
 	else if (argc == 6 && !strcmp(argv[1], "fifohog"))
 		do_fifohog(parse_count(argv[2]), parse_count(argv[3]), parse_count(argv[4]),
 			   parse_count(argv[5]));
+	else if (argc == 6 && !strcmp(argv[1], "catch"))
+		do_catch(parse_count(argv[2]), parse_count(argv[3]), argv[4], argv[5]);
+	else if (argc == 6 && !strcmp(argv[1], "mapsync"))
+		do_mapsync(argv[2], parse_count(argv[3]), parse_count(argv[4]), argv[5]);
 	else if (argc == 6 && !strcmp(argv[1], "startwb")) {
 		start_wb_on(argv[2], parse_count(argv[3]));
 		start_wb_on(argv[4], parse_count(argv[5]));
