@@ -29,6 +29,7 @@
 #include <linux/string.h>
 #include "control.h"
 #include "ledger.h"
+#include "resync.h"
 #include "scan.h"
 #include "watch.h"
 

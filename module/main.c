@@ -21,6 +21,7 @@
 #include "inject.h"
 #include "ledger.h"
 #include "memcg.h"
+#include "resync.h"
 #include "scan.h"
 #include "shadow.h"
 #include "watch.h"

@@ -2,9 +2,8 @@
 /*
  * The page scan: the third view of the same number.  Walks every online pfn
  * and counts, per memcg and node, the pages of dirty folios on mappings that
- * write back, large folios once as head x nr.  Also resynchronises ledger
- * entries whose starting point is unknown (loaded while pages were dirty),
- * retried by a delayed work item with backoff while any is left.
+ * write back, large folios once as head x nr.  resync.c gives unsynced
+ * ledger entries their starting point from it.
  *
  * A dirty folio counts only once the kernel has counted it: its dirtier
  * sets PG_dirty first (folio_test_set_dirty(), on a folio it need not
@@ -24,8 +23,6 @@
 #include <linux/memory_hotplug.h>
 #include <linux/mmzone.h>
 #include <linux/sched.h>
-#include <linux/slab.h>
-#include <linux/workqueue.h>
 #include "compat.h"
 #include "inject_hooks.h"
 #include "ledger.h"
@@ -404,189 +401,9 @@ void md_scan_ref(struct md_entry *e, long seq)
 	e->scan.seq_ref = seq;
 }
 
-/*
- * @offset (per node): the unit of @memcg (@e's; live where the kernel
- * reparents) scanned less its kernel count, which md_resync_apart()
- * judges.  Where the kernel reparents, a memcg released while the module
- * was not loaded left its live ancestor's own counter off by what it held:
- * the updates of its folios went on in the ancestor, while its own
- * counter, which held their increments, went with it.  Nothing can tell
- * that from a bug before the load, so a sync takes the kernel's counters
- * as they are, as it takes the ledger's base: the unit carries @offset.
- * Caller holds md_mutex and a reference on @memcg.  Read again if a carry
- * moved values inside the unit meanwhile, at most MD_CARRY_TRIES times:
- * false if the last read still had one run through it.
- */
-static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg,
-				    long *offset)
-{
-	struct md_unit_walk w;
-	struct mem_cgroup *pos;
-	struct md_entry *m;
-	int nid;
-
-	md_unit_walk_begin(&w, memcg, MD_UNIT_MEMBERS);
-	do {
-		for_each_node(nid)
-			offset[nid] = e->scan.dirty[nid] - md_kernel_dirty_node(memcg, nid) -
-				      md_entry_carried_kernel(e, nid);
-		rcu_read_lock();
-		while ((pos = md_unit_walk_next(&w))) {
-			m = md_entry_lookup(pos);
-			for_each_node(nid) {
-				offset[nid] -= md_kernel_dirty_node(pos, nid);
-				if (m)
-					offset[nid] += m->scan.dirty[nid] -
-						       md_entry_carried_kernel(m, nid);
-			}
-		}
-		rcu_read_unlock();
-	} while (md_unit_walk_again(&w));
-	return w.settled;
-}
-
-/*
- * Whether a quiet unit's scan and kernel count are @offset apart (per
- * node) too briefly to be believed.  The scan counts a folio from its
- * dirty tag, set with the kernel's count; but folio_clear_dirty_for_io()
- * leaves the tag until the writeback starts, and a dirtier that sets
- * PG_dirty in between and is preempted in its gap past that start (see
- * md_scan_tagged()) leaves the folio dirty, tagged and not yet counted,
- * with no event of ours: a base taken then would count it twice, once the
- * dirtier counts it.  So the views must agree, or have stayed the same
- * distance apart for uncounted_ms (no dirtier's gap is taken to last that
- * long): a kernel count off since before the load (a bug the audit then
- * reports, or where the kernel reparents, the released memcgs'
- * leftovers, which the unit carries).  Caller holds md_mutex.
- */
-static bool md_resync_apart(struct md_entry *e, const long *offset)
-{
-	u64 now = ktime_get_ns();
-	long apart = 0;
-	int nid;
-
-	for_each_node(nid)
-		apart += abs(offset[nid]);
-	if (!apart) {
-		e->scan.apart_ns = 0;
-		return false;
-	}
-	if (!e->scan.apart_ns || apart != e->scan.apart) {
-		e->scan.apart_ns = now;	/* first seen so: wait */
-		e->scan.apart = apart;
-		return true;
-	}
-	return now - e->scan.apart_ns < md_uncounted_ns();
-}
-
-/*
- * Give unsynced entries a starting point: scan, and where the memcg had no
- * event at all from the start of the scan until its events are read (its
- * event sequence did not move, no return probe's window open), its pages
- * were still and the scan is its true dirty count, so
- * base = scan - events, if the kernel's count agrees (md_resync_apart()).
- * Where the kernel reparents, a live memcg's unit also takes the kernel's
- * offset then (md_resync_kernel_offset()).  Returns how many entries
- * remain unsynced.
- */
-int md_resync(void)
-{
-	struct mem_cgroup *memcg;
-	long *events, *offset;
-	struct md_entry *e;
-	int nid, left = 0;
-	bool own_count;
-
-	events = kmalloc_array(nr_node_ids, sizeof(*events), GFP_KERNEL);
-	offset = kmalloc_array(nr_node_ids, sizeof(*offset), GFP_KERNEL);
-	if (!events || !offset) {
-		kfree(offset);
-		kfree(events);
-		return -ENOMEM;
-	}
-	mutex_lock(&md_mutex);
-	md_scan();
-	md_delay(MD_D_RESYNC);
-	list_for_each_entry(e, &md_entries, node) {
-		if (READ_ONCE(e->dead) || READ_ONCE(e->synced))
-			continue;
-		if (!e->scan.valid || e->scan.busy) {
-			left++;
-			continue;
-		}
-		/*
-		 * A kernel count to hold the scan against: not a released
-		 * memcg's, nor, where the kernel reparents, a dying one's (its
-		 * unit root's offset covers it)
-		 */
-		memcg = md_entry_pin(e);
-		own_count = memcg && !(MD_KERNEL_REPARENTS && css_is_dying(&memcg->css));
-		if (own_count && !md_resync_kernel_offset(e, memcg, offset)) {
-			left++;		/* carries kept running: next time */
-			goto next;
-		}
-		for_each_node(nid)
-			events[nid] = md_entry_events_dirty(e, nid);
-		/* an event since the scan began would be in events, not scan */
-		if (!md_entry_quiet(e, e->scan.seq0) || (own_count && md_resync_apart(e, offset))) {
-			left++;
-			goto next;
-		}
-		for_each_node(nid)	/* what was carried here counts too */
-			WRITE_ONCE(e->base[nid], e->scan.dirty[nid] - events[nid] -
-				   md_entry_carried_ledger(e, nid));
-		e->scan.apart_ns = 0;
-		WRITE_ONCE(e->synced, true);
-		smp_mb();	/* pairs with md_entry_unsync() */
-		if (!md_entry_quiet(e, e->scan.seq0)) {
-			WRITE_ONCE(e->synced, false);
-			left++;
-		} else if (MD_KERNEL_REPARENTS && own_count) {
-			md_entry_carry_offset(e, offset);
-		}
-next:
-		if (memcg)
-			css_put(&memcg->css);
-	}
-	mutex_unlock(&md_mutex);
-	kfree(offset);
-	kfree(events);
-	return left;
-}
-
 u64 md_scan_age_ms(void)
 {
 	if (!md_last_scan.count)
 		return U64_MAX;
 	return div_u64(ktime_get_ns() - md_last_scan.when_ns, NSEC_PER_MSEC);
-}
-
-/* Retry resynchronisation with backoff (1 s to 32 s) while any entry is unsynced. */
-static void md_resync_fn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(md_resync_work, md_resync_fn);
-static unsigned int md_resync_delay = 1;
-static bool md_resync_stopping;
-
-static void md_resync_fn(struct work_struct *work)
-{
-	if (md_resync() == 0) {
-		md_resync_delay = 1;
-		return;
-	}
-	md_resync_delay = min(md_resync_delay * 2, 32U);
-	if (!READ_ONCE(md_resync_stopping))
-		queue_delayed_work(system_unbound_wq, &md_resync_work,
-				   md_resync_delay * HZ);
-}
-
-void md_resync_kick(void)
-{
-	if (!READ_ONCE(md_resync_stopping))
-		mod_delayed_work(system_unbound_wq, &md_resync_work, 0);
-}
-
-void md_resync_stop(void)
-{
-	WRITE_ONCE(md_resync_stopping, true);
-	cancel_delayed_work_sync(&md_resync_work);
 }

@@ -28,8 +28,5 @@ extern struct md_scan_info md_last_scan;
 void md_scan(void);
 u64 md_scan_age_ms(void);
 void md_scan_ref(struct md_entry *e, long seq);
-int md_resync(void);
-void md_resync_kick(void);
-void md_resync_stop(void);
 
 #endif /* MEMCG_DIRTY_SCAN_H */
