@@ -115,6 +115,7 @@ while [ "$(secs)" -lt $end ]; do
 	rmdir "$CG/md_soak/churn/c$n"
 	[ $((n % 2)) = 0 ] || rm -f "$W/c$n"
 done
+md_diag "md_soak/churn synced at the end: $(md_stat md_soak/churn synced)"
 touch "$W/stop"
 wait
 [ -z "$hot" ] || echo 1 > "$hot"
@@ -158,7 +159,8 @@ md_diag "$(awk '$1 ~ /^shadow_/ { printf "%s %s ", $1, $2 }' "$MD/version")"
 md_eq "the shadow (track=1) reported no page cleaned uncounted" 0 \
 	"$(awk '$1 == "shadow_reported" { print $2 }' "$MD/version")"
 sync
-for c in lim fresh sync pinned; do
+# churn too: its unit (the dying children) resyncs after the reload
+for c in lim fresh sync pinned churn; do
 	md_wait_synced "md_soak/$c" > /dev/null
 	md_check "md_soak/$c: verdict ok after sync" \
 		md_poll 20 sh -c "[ \"\$(awk '\$1 == \"verdict\" { print \$2 }' $MD/cgroups/md_soak/$c/check)\" = ok ]"
