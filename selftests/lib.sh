@@ -28,11 +28,12 @@ md_cleanup() {
 	md_rc=$?
 	trap - EXIT
 	# through a file: dash lists no jobs inside $(...)
-	jobs -p > "/tmp/md_jobs.$$" 2> /dev/null
-	for p in $(cat "/tmp/md_jobs.$$"); do
+	md_jobs=$(mktemp "${TMPDIR:-/tmp}/md_jobs.XXXXXX" 2> /dev/null) || md_jobs=/tmp/md_jobs.$$
+	jobs -p > "$md_jobs" 2> /dev/null
+	for p in $(cat "$md_jobs"); do
 		kill "$p" 2> /dev/null
 	done
-	rm -f "/tmp/md_jobs.$$"
+	rm -f "$md_jobs"
 	wait 2> /dev/null
 	md_release_writeback
 	md_rev=
