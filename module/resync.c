@@ -96,6 +96,21 @@ static bool md_resync_apart(struct md_entry *e, const long *offset)
 }
 
 /*
+ * @e's base from this pass's scan: what the scan found that its events
+ * (@events, per node, read after the scan) and what was carried here do
+ * not hold already.
+ */
+static void md_resync_base(struct md_entry *e, const long *events)
+{
+	int nid;
+
+	for_each_node(nid)
+		WRITE_ONCE(e->base[nid], e->scan.dirty[nid] - events[nid] -
+			   md_entry_carried_ledger(e, nid));
+	e->scan.apart_ns = 0;
+}
+
+/*
  * Where the kernel reparents, a unit's members take their bases together,
  * from one scan.  The offlining of a dying member moves its folios to the
  * unit's root, with no event: a member based on an earlier scan, while it
@@ -107,10 +122,10 @@ static bool md_resync_apart(struct md_entry *e, const long *offset)
  * (md_resync_member_wait()); and a root is synced only in a pass where
  * each member with an entry is still too (its scan valid, no event since
  * the scan began), and then every member is based again on this scan
- * (@commit).  Caller holds md_mutex and a reference on @root; false: not
- * this pass.
+ * (@commit; @events is scratch), still after it too.  Caller holds
+ * md_mutex and a reference on @root; false: not this pass.
  */
-static bool md_resync_members(struct mem_cgroup *root, bool commit)
+static bool md_resync_members(struct mem_cgroup *root, bool commit, long *events)
 {
 	struct mem_cgroup *pos;
 	struct md_entry *m;
@@ -130,11 +145,11 @@ static bool md_resync_members(struct mem_cgroup *root, bool commit)
 			continue;
 		}
 		for_each_node(nid)
-			WRITE_ONCE(m->base[nid], m->scan.dirty[nid] -
-				   md_entry_events_dirty(m, nid) -
-				   md_entry_carried_ledger(m, nid));
-		m->scan.apart_ns = 0;
+			events[nid] = md_entry_events_dirty(m, nid);
+		md_resync_base(m, events);
 		WRITE_ONCE(m->synced, true);
+		smp_mb();	/* pairs with md_entry_unsync() */
+		still = still && md_entry_quiet(m, m->scan.seq0);
 	}
 	rcu_read_unlock();
 	return still;
@@ -171,7 +186,7 @@ int md_resync(void)
 	struct md_entry *e;
 	unsigned int carry_seq;
 	int nid, left = 0;
-	bool own_count;
+	bool own_count, members_still;
 
 	events = kmalloc_array(nr_node_ids, sizeof(*events), GFP_KERNEL);
 	offset = kmalloc_array(nr_node_ids, sizeof(*offset), GFP_KERNEL);
@@ -211,19 +226,16 @@ int md_resync(void)
 			events[nid] = md_entry_events_dirty(e, nid);
 		/* an event since the scan began would be in events, not scan */
 		if (!md_entry_quiet(e, e->scan.seq0) || (own_count && md_resync_apart(e, offset)) ||
-		    (MD_KERNEL_REPARENTS && own_count && !md_resync_members(memcg, false))) {
+		    (MD_KERNEL_REPARENTS && own_count && !md_resync_members(memcg, false, NULL))) {
 			left++;
 			goto next;
 		}
-		for_each_node(nid)	/* what was carried here counts too */
-			WRITE_ONCE(e->base[nid], e->scan.dirty[nid] - events[nid] -
-				   md_entry_carried_ledger(e, nid));
-		e->scan.apart_ns = 0;
-		if (MD_KERNEL_REPARENTS && own_count)
-			md_resync_members(memcg, true);
+		md_resync_base(e, events);
+		members_still = !(MD_KERNEL_REPARENTS && own_count) ||
+				md_resync_members(memcg, true, events);
 		WRITE_ONCE(e->synced, true);
 		smp_mb();	/* pairs with md_entry_unsync() */
-		if (!md_entry_quiet(e, e->scan.seq0) ||
+		if (!md_entry_quiet(e, e->scan.seq0) || !members_still ||
 		    (MD_KERNEL_REPARENTS && md_carry_retry(carry_seq))) {
 			/* an event, or a carry through the unit: next time */
 			WRITE_ONCE(e->synced, false);
