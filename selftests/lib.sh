@@ -44,6 +44,8 @@ md_cleanup() {
 	[ ! -d /sys/module/md_zoo ] || rmmod md_zoo 2> /dev/null
 	md_rmcg $md_rev
 	[ -z "${MD_WORK:-}" ] || rm -rf "$MD_WORK"
+	[ -z "${MD_MEM:-}" ] || { umount "$MD_MEM" 2> /dev/null; rmdir "$MD_MEM"; }
+	[ -z "${md_saved_preempt:-}" ] || echo "$md_saved_preempt" > "$md_preempt_file"
 	if [ "$md_rc" != 0 ] && [ "$md_rc" != "$KSFT_SKIP" ] && [ -d /sys/module/memcg_dirty ]; then
 		rmmod memcg_dirty 2> /dev/null
 	fi
@@ -107,6 +109,80 @@ md_require_disk() {
 	[ -d "$MD_FS" ] || md_skip_all "MEMCG_DIRTY_DIR: $MD_FS is not a directory"
 	MD_WORK=$MD_FS/md_selftest.$$
 	mkdir -p "$MD_WORK" || md_skip_all "cannot write to $MD_FS"
+}
+
+# md_memdir: MD_MEM, a directory on a tmpfs of its own, gone at exit: for
+# the files a test touches while it holds a task inside a disk
+# filesystem's writeback.  That task may hold a journal handle (ext4's
+# writepages does); once the journal's commit waits for it, any change on
+# that filesystem, even a file's removal, waits too: a flag there that is
+# to release the task would never go.
+md_memdir() {
+	MD_MEM=$(mktemp -d "${TMPDIR:-/tmp}/md_mem.XXXXXX") ||
+		md_skip_all "cannot make a directory for the test's flags"
+	mount -t tmpfs -o size=1m md_mem "$MD_MEM" ||
+		md_skip_all "cannot mount a tmpfs on $MD_MEM for the test's flags"
+}
+
+# A task held inside a kernel function (mdfile catch): a SCHED_FIFO
+# spinner on the task's CPU preempts it there and keeps the CPU.
+# md_require_catch: what it needs, and the kernel made preemptible
+# (preempt=full, put back at exit).  Not on PREEMPT_RT: the spinner would
+# starve the CPU's rcuc and ktimers threads too (an RCU stall, seen).
+md_require_catch() {
+	md_catch_cpu=$(($(nproc) - 1))
+	[ "$md_catch_cpu" -ge 1 ] || md_skip_all "one CPU: the spinner would stop the test itself"
+	! uname -v | grep -q PREEMPT_RT ||
+		md_skip_all "PREEMPT_RT: a SCHED_FIFO spinner would starve the CPU's RCU and timer threads"
+	md_preempt_file=/sys/kernel/debug/sched/preempt
+	[ -w $md_preempt_file ] || md_skip_all "no $md_preempt_file to make the kernel preemptible"
+	md_saved_preempt=$(sed -n 's/.*(\([a-z]*\)).*/\1/p' $md_preempt_file)
+	echo full > $md_preempt_file || md_skip_all "cannot set preempt=full in $md_preempt_file"
+	md_memdir
+}
+
+# md_dirty_from C T FILE PAGES: PAGES of FILE dirty, C's, the file's
+# writeback T's (first dirtied from T), so that writing it back from T holds
+# no reference on C's memcg (cgroup writeback): only a probe's window can.
+md_dirty_from() {
+	md_in_cg "$2" mdfile write "$3" 1
+	sync
+	mdfile dontneed "$3"		# and every page cleaned is C's
+	md_in_cg "$1" mdfile write "$3" "$4"
+	md_check "$1: its pages dirty ($(md_stat "$1" dirty))" test "$(md_stat "$1" dirty)" -ge $(($4 / 2))
+	md_eq "none of $2's" 0 "$(md_stat "$2" dirty)"
+}
+
+# md_catch_cleaning CG FILE: a task in CG writes FILE back in its own
+# context (sync_file_range), FILE mapped 64 times so that each cleaning
+# walks 64 mappings, and is held inside folio_clear_dirty_for_io() until
+# md_let_go.  md_held: its pid.  SKIP if it was never seen there.  The
+# flags are on MD_MEM: the held task may hold a journal handle.
+md_catch_cleaning() {
+	md_in_cg "$1" mdfile mapsync "$2" 64 "$md_catch_cpu" "$MD_MEM/go" > "$MD_MEM/sync.out" &
+	md_syncer=$!
+	md_poll 600 grep -qs ready "$MD_MEM/sync.out"
+	md_diag "$(cat "$MD_MEM/sync.out")"
+	md_held=$(head -n 1 "$CG/$1/cgroup.procs")
+	touch "$MD_MEM/spin"
+	mdfile catch "$md_catch_cpu" "$md_held" folio_clear_dirty_for_io "$MD_MEM/spin" > "$MD_MEM/catch.out" &
+	md_catcher=$!
+	md_poll 600 grep -qs looking "$MD_MEM/catch.out"
+	touch "$MD_MEM/go"
+	md_poll 1200 grep -q 'caught\|missed' "$MD_MEM/catch.out"
+	grep -q caught "$MD_MEM/catch.out" ||
+		md_skip_all "the syncer was never seen inside folio_clear_dirty_for_io: $(tail -n 1 "$MD_MEM/catch.out")"
+	md_ok "the syncer is held inside folio_clear_dirty_for_io ($(grep caught "$MD_MEM/catch.out"))"
+	sed 's/^/# stack: /' "/proc/$md_held/stack" | head -n 8
+}
+
+# md_let_go: the held task goes on and writes its file back.
+md_let_go() {
+	rm -f "$MD_MEM/spin"
+	wait "$md_catcher"
+	md_eq "the catcher let go when told" "" "$(grep released "$MD_MEM/catch.out")"
+	wait "$md_syncer"
+	md_check "the syncer wrote the file back" grep -q synced "$MD_MEM/sync.out"
 }
 
 # Load the module unless it is loaded: from $MEMCG_DIRTY_KO, else modprobe.

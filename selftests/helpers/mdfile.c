@@ -39,11 +39,13 @@
  *                                    the middle of its accounting); prints
  *                                    "rounds N"
  *   mdfile catch CPU PID FUNC FLAG    on CPU, as SCHED_FIFO (above fifohog's
- *                                    and mapsync's priority): every 500 us
+ *                                    and mapsync's priority), print
+ *                                    "looking", then every 500 us
  *                                    wake, preempting PID there, and read its
  *                                    /proc stack; once FUNC is in it, print
  *                                    "caught after N looks" and spin while
- *                                    FLAG exists (PID stays where it was);
+ *                                    FLAG exists (PID stays where it was),
+ *                                    60 s at most ("released after 60 s");
  *                                    "missed N looks" if PID ends first
  *   mdfile mapsync FILE MAPS CPU GO   map FILE shared MAPS times and fault every
  *                                    page in through each (each cleaning then
@@ -563,16 +565,29 @@ static int in_stack(const char *path, const char *func, int *gone)
 	return strstr(buf, want) != NULL;
 }
 
+/*
+ * The longest catch holds its task: a test that never lets go (its flag's
+ * removal stuck behind the held task, say) fails instead of hanging.
+ */
+#define CATCH_HOLD_MAX_S 60
+
 static void do_catch(long cpu, long pid, const char *func, const char *flag)
 {
 	struct timespec tick = { 0, 500 * 1000 };
 	char path[64];
-	long looks = 0;
+	long looks = 0, end;
 	int gone = 0;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stack", pid);
-	pin_to(cpu);
+	/*
+	 * Above PID before on its CPU: pinned there first, a SCHED_OTHER
+	 * catcher waited for the SCHED_FIFO task to sleep, and looked only
+	 * once its work was done.
+	 */
 	set_fifo(20);
+	pin_to(cpu);
+	printf("looking\n");
+	fflush(stdout);
 	while (!gone) {
 		nanosleep(&tick, NULL);
 		looks++;
@@ -580,8 +595,13 @@ static void do_catch(long cpu, long pid, const char *func, const char *flag)
 			continue;
 		printf("caught after %ld looks\n", looks);
 		fflush(stdout);
+		end = now_us() + CATCH_HOLD_MAX_S * 1000000L;
 		while (!access(flag, F_OK))
-			;
+			if (now_us() > end) {
+				printf("released after %d s: %s still there\n",
+				       CATCH_HOLD_MAX_S, flag);
+				return;
+			}
 		return;
 	}
 	printf("missed %ld looks\n", looks);
