@@ -187,12 +187,14 @@ int md_probes_register_events(void)
 /*
  * Everything but memcg_free: that one must outlive every user of ledger
  * entries (readers, fault-injection undo), since it is what tells them a
- * memcg is gone.
+ * memcg is gone.  The windows that hold a memcg end first, while their
+ * return handlers can still put it.
  */
 void md_probes_unregister_events(void)
 {
 	struct md_probe *p;
 
+	md_memcg_holds_drain();
 	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++)
 		if (p != &md_probes[MD_P_FREE])
 			md_detach(p);

@@ -8,11 +8,60 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cgroup.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
 #include <linux/mmzone.h>
+#include <linux/percpu.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include "compat.h"
 #include "memcg.h"
+
+DEFINE_PER_CPU(long, md_memcg_holds);
+bool md_memcg_holds_closed;
+
+/* The longest unloading waits for a window to end (a task inside it). */
+#define MD_HOLDS_DRAIN_MS	10000
+
+static long md_memcg_holds_sum(void)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(md_memcg_holds, cpu);
+	return sum;
+}
+
+/*
+ * Before the return probes go (unloading): a window's reference is put by
+ * its return handler, which no longer runs once its probe is unregistered:
+ * the memcg would never be freed.  So no window opens from now on, and
+ * those open are waited for while their handlers can still run.  After
+ * the closing, the counters only fall (a window may end on another CPU
+ * than it began): a sum read as zero is zero.  A task that stays inside
+ * longer (stopped by a debugger, say) keeps its memcg: said, not waited
+ * for.
+ */
+void md_memcg_holds_drain(void)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(MD_HOLDS_DRAIN_MS);
+	long held;
+
+	if (!MD_KERNEL_REPARENTS)
+		return;
+	WRITE_ONCE(md_memcg_holds_closed, true);
+	/* entry handlers run with preemption off: each saw the closing, or counted */
+	synchronize_rcu();
+	while ((held = md_memcg_holds_sum()) > 0) {
+		if (time_after(jiffies, deadline)) {
+			pr_warn("unloading while %ld task(s) stay inside folio cleaning or migration after %d ms: their memcgs stay referenced, never freed\n",
+				held, MD_HOLDS_DRAIN_MS);
+			return;
+		}
+		msleep(20);
+	}
+}
 
 /* The root memcg never goes away; init_task always lives in the root cgroup. */
 struct mem_cgroup *md_root_memcg(void)

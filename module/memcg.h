@@ -18,6 +18,14 @@ long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
 long md_kernel_dirty_global(void);
 
 /*
+ * How many memcgs the return probes' windows hold (7.1 on), and whether
+ * they may still take one: see md_memcg_holds_drain().
+ */
+DECLARE_PER_CPU(long, md_memcg_holds);
+extern bool md_memcg_holds_closed;
+void md_memcg_holds_drain(void);
+
+/*
  * The memcg of a locked @folio, held from a return probe's entry handler
  * to its return handler (md_folio_memcg_drop()), or NULL if uncharged.
  * Before 7.1 the lock is enough: a charged folio holds a reference on its
@@ -27,25 +35,36 @@ long md_kernel_dirty_global(void);
  * entry with it, while the task sleeps or is preempted inside the call.
  * There it is pinned.  A memcg with no reference left was offlined, which
  * repointed the folio first: read again, as get_mem_cgroup_from_folio()
- * does.  Probe handlers (RCU readers).
+ * does.  Once unloading began (md_memcg_holds_closed) no window opens:
+ * false, and the caller leaves the call alone.  Probe handlers (RCU
+ * readers, preemption off).
  */
-static __always_inline struct mem_cgroup *md_folio_memcg_hold(struct folio *folio)
+static __always_inline bool md_folio_memcg_hold(struct folio *folio,
+						struct mem_cgroup **memcg)
 {
-	struct mem_cgroup *memcg;
-
-	if (!MD_KERNEL_REPARENTS)
-		return folio_memcg(folio);
+	if (!MD_KERNEL_REPARENTS) {
+		*memcg = folio_memcg(folio);
+		return true;
+	}
+	if (unlikely(READ_ONCE(md_memcg_holds_closed))) {
+		*memcg = NULL;
+		return false;
+	}
 	do {
-		memcg = folio_memcg(folio);
-	} while (memcg && unlikely(!css_tryget(&memcg->css)));
-	return memcg;
+		*memcg = folio_memcg(folio);
+	} while (*memcg && unlikely(!css_tryget(&(*memcg)->css)));
+	if (*memcg)
+		this_cpu_inc(md_memcg_holds);
+	return true;
 }
 
 /* The end of the window md_folio_memcg_hold() opened (@memcg may be NULL). */
 static __always_inline void md_folio_memcg_drop(struct mem_cgroup *memcg)
 {
-	if (MD_KERNEL_REPARENTS && memcg)
+	if (MD_KERNEL_REPARENTS && memcg) {
 		css_put(&memcg->css);
+		this_cpu_dec(md_memcg_holds);
+	}
 }
 
 #endif /* MEMCG_DIRTY_MEMCG_H */

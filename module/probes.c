@@ -213,11 +213,11 @@ static int md_clear_io_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 	d->memcg = NULL;
 	d->e = NULL;
 	d->note = 0;
-	d->accounts = md_mapping_accounts_dirty(folio_mapping(d->folio));
+	d->accounts = md_mapping_accounts_dirty(folio_mapping(d->folio)) &&
+		      md_folio_memcg_hold(d->folio, &d->memcg);
 	if (!d->accounts)
 		return 0;
 	md_move_touch(d->folio);
-	d->memcg = md_folio_memcg_hold(d->folio);
 	d->pages = folio_nr_pages(d->folio);
 	d->note = md_note_change(MD_P_CLEANED_IO, d->memcg, NULL, d->pages);
 	if (d->memcg)
@@ -307,9 +307,11 @@ static int md_migrate_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->memcg = NULL;
 	d->e = NULL;
 	d->note = 0;
-	if (!md_mapping_accounts_dirty(d->mapping))
+	if (!md_mapping_accounts_dirty(d->mapping) ||
+	    !md_folio_memcg_hold(d->src, &d->memcg)) {
+		d->mapping = NULL;	/* unloading: the return leaves it */
 		return 0;
-	d->memcg = md_folio_memcg_hold(d->src);
+	}
 	if (d->memcg) {
 		d->pages = folio_nr_pages(d->src);
 		d->note = md_note_change(MD_P_MIGRATED, d->memcg, NULL, d->pages);
