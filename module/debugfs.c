@@ -12,6 +12,7 @@
 #include <linux/debugfs.h>
 #include <linux/nodemask.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -122,6 +123,9 @@ static int md_summary_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* a summary line's room, for a path of about 80 characters */
+#define MD_SUMMARY_LINE_BYTES	128
+
 static int md_summary_open(struct inode *inode, struct file *file)
 {
 	char *path = kmalloc(PATH_MAX, GFP_KERNEL);
@@ -130,7 +134,13 @@ static int md_summary_open(struct inode *inode, struct file *file)
 	if (!path)
 		return -ENOMEM;
 	md_cgroups_reconcile();	/* so that cgroups/ matches what is listed */
-	ret = single_open_size(file, md_summary_show, path, 64 * 1024);
+	/*
+	 * Room for every line at once: a buffer that overflows makes seq_file
+	 * run the whole show again in one twice the size, five passes over
+	 * 10,000 memcgs from 64 KiB.  A line is 40 bytes and a path.
+	 */
+	ret = single_open_size(file, md_summary_show, path,
+			       SZ_64K + md_entries_count() * MD_SUMMARY_LINE_BYTES);
 	if (ret)
 		kfree(path);
 	return ret;
