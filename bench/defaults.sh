@@ -11,5 +11,7 @@
 BENCH_DEFAULT_PAIRS=10
 # write faults single-stepped per variant in the steps section (bench/steps)
 BENCH_DEFAULT_FAULTS=15
+# cgroup counts of the scale section (summary, check, rmmod, memory)
+BENCH_DEFAULT_SCALE="10 100 1000 10000"
 # the workloads of the 4.2 commit's table, all that --workloads may name
 BENCH_DEFAULT_WORKLOADS="dd100 dd200 dd1000 kbuild read_fault write_fault dirty"

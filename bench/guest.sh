@@ -9,6 +9,7 @@
 #   BENCH scan RUN MODULE_S PAGETYPES_S MODULE_PAGES PAGETYPES_PAGES LEDGER KERNEL MODULE_MS
 #   BENCH scale CGROUPS SUMMARY_S CHECK_S ENTRIES ENTRY_BYTES SLAB_KB PERCPU_KB
 #   BENCH slab CGROUPS CACHE KB                   what each slab cache grew by
+#   BENCH rmmod CGROUPS SECONDS                   one unload with CGROUPS cgroups
 #   BENCH audit CGROUPS PASS_US WAIT_US MEMCGS    one pass of the audit (audit_ms)
 #   BENCH floor WORKLOAD off|floor|on ROUND VALUE UNIT  bare probes against the module
 #   BENCH watch WORKLOAD on|watch PAIR VALUE UNIT  the module, its watch armed or not
@@ -18,7 +19,8 @@
 # BENCH_SECTIONS picks sections (default: table fix43 scan scale floor watch; steps
 # only with bench/steps attached);
 # BENCH_WORKLOADS narrows the table and the floor to the workloads named;
-# BENCH_PAIRS sets the pairs (default in defaults.sh, shipped beside this).
+# BENCH_PAIRS sets the pairs, BENCH_SCALE the scale section's cgroup counts
+# (defaults in defaults.sh, shipped beside this).
 #
 # Each workload runs with the module unloaded (off) and loaded (on) in
 # adjacent pairs, alternating which comes first (off on, on off, off on ...)
@@ -33,6 +35,7 @@ md_require_ko
 command -v mdbench > /dev/null || md_skip_all "mdbench helper missing"
 
 PAIRS=${BENCH_PAIRS:-$BENCH_DEFAULT_PAIRS}
+SCALE=${BENCH_SCALE:-$BENCH_DEFAULT_SCALE}
 FIX43_MB=${BENCH_FIX43_MB:-256}
 SCAN_MB=${BENCH_SCAN_MB:-256}
 FAULT_MB=${BENCH_FAULT_MB:-64}
@@ -372,8 +375,14 @@ audit_cost() {
 	echo 0 > /sys/module/memcg_dirty/parameters/audit_ms
 }
 
+# rmmod_timed N: unload, timed (the debugfs tree and every entry go)
+rmmod_timed() {
+	t=$(mdbench time rmmod memcg_dirty) || exit 1
+	echo "BENCH rmmod $1 $t"
+}
+
 want scale || made=-1
-for n in 10 100 1000; do
+for n in $SCALE; do
 	[ $made -ge 0 ] || break
 	echo "# bench: scale, $n cgroups"
 	md_unload
@@ -382,7 +391,7 @@ for n in 10 100 1000; do
 		mkdir "$CG/scale$made" || exit 1
 	done
 	for i in 1 2 3; do
-		md_unload
+		[ ! -d /sys/module/memcg_dirty ] || rmmod_timed $n
 		mem_snapshot /tmp/mem.off
 		md_load || exit 1
 		cat "$MD/summary" > /dev/null	# reconciled: every entry and directory made
@@ -404,6 +413,7 @@ for n in 10 100 1000; do
 		r=$((r + 1))
 	done
 	audit_cost $n
+	rmmod_timed $n
 done
 md_unload
 i=1
