@@ -480,9 +480,18 @@ void md_ledger_walk_end(struct md_ledger_walk *w)
 
 int md_ledger_init(void)
 {
+	int ret;
+
 	md_stopping = false;
+	ret = md_pool_init();
+	if (ret)
+		return ret;
 	md_pool_refill();
-	return md_pool_empty() ? -ENOMEM : 0;
+	if (md_pool_empty()) {
+		md_pool_exit();
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* No more change work from here: md_memcg_changed() is done queueing. */
@@ -510,4 +519,5 @@ void md_ledger_exit(void)
 		md_entry_free(e);
 	}
 	mutex_unlock(&md_mutex);
+	md_pool_exit();
 }

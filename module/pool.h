@@ -8,6 +8,8 @@
 struct list_head;
 struct md_entry;
 
+int md_pool_init(void);
+void md_pool_exit(void);
 void md_entry_free(struct md_entry *e);
 void md_pool_refill(void);
 struct md_entry *md_pool_take(void);
