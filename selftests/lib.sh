@@ -397,6 +397,21 @@ md_wait_synced() {
 	[ "$(md_stat "$1" synced)" = 1 ]
 }
 
+# md_all_synced: wait (10 s at most, resync asked) until the global check
+# counts no memcg unsynced; a memcg's own sync says nothing of the root's
+# or another's.  Those left unsynced go to the diagnostics.
+md_all_synced() {
+	i=0
+	while [ "$(awk '$1 == "unsynced" { print $2 }' "$MD/check")" != 0 ] && [ $i -lt 40 ]; do
+		echo resync > "$MD/control"
+		sleep 0.25
+		i=$((i + 1))
+	done
+	[ "$(awk '$1 == "unsynced" { print $2 }' "$MD/check")" = 0 ] && return
+	awk 'NR > 1 && $6 != "ok" { print "# not ok in the summary: " $0 }' "$MD/summary"
+	return 1
+}
+
 # md_agree_settled DIR: md_agree at a moment without traffic, for memcgs
 # (the root) whose writers the test does not control: up to 5 tries.
 md_agree_settled() {

@@ -47,6 +47,7 @@ md_check "md_lb$N synced" md_wait_synced md_lb$N
 v=$(awk 'NR > 1 { n[$6]++ } END { for (k in n) printf "%s=%d ", k, n[k] }' "$MD/summary")
 md_diag "verdicts: $v"
 md_eq "no memcg untrusted" 0 "$(awk 'NR > 1 && $6 == "untrusted" { n++ } END { print n + 0 }' "$MD/summary")"
+md_check "every memcg synced" md_all_synced
 md_eq "global check ok" ok "$(awk '$1 == "verdict" { print $2 }' "$MD/check")"
 rm -rf "$W"
 sync

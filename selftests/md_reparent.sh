@@ -104,6 +104,7 @@ if md_poll 100 md_unlisted "$cid"; then
 else
 	md_diag "c@$cid not freed within 10 s: the carry is not exercised"
 fi
+md_check "every memcg synced" md_all_synced
 md_eq "the global check: no negative counter" 0 "$(awk '$1 == "negative" { print $2 }' "$MD/check")"
 md_eq "the global check: ok" ok "$(awk '$1 == "verdict" { print $2 }' "$MD/check")"
 
