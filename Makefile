@@ -353,7 +353,7 @@ vm: module helpers
 
 # --- benchmarks (bench/README.md); bench/run boots each flavour once
 BENCH_TOOLS := $(B)/bench/mdbench $(B)/bench/page-types $(B)/bench/kbuild.tar
-bench: deps modules-all helpers bench-tools $(foreach k,$(HOST_KVERS),$(B)/bench/floor-$(k)/md_floor.ko)
+bench: deps modules-all helpers bench-tools $(foreach k,$(VM_KVERS),$(B)/bench/floor-$(k)/md_floor.ko)
 	@scripts/deps gnuplot-nox gdb
 	bench/run $(BENCH_ARGS)
 
@@ -367,7 +367,7 @@ $(B)/bench/mdbench: bench/mdbench.c
 $(B)/bench/floor-%/md_floor.ko: bench/floor/md_floor.c bench/floor/Kbuild
 	mkdir -p $(dir $@)
 	cp bench/floor/md_floor.c bench/floor/Kbuild $(dir $@)
-	$(MAKE) -C /lib/modules/$*/build M=$(CURDIR)/$(dir $@) W=$(W) modules > $(dir $@)build.log 2>&1 || \
+	$(call kmake,$*) -C /lib/modules/$*/build M=$(CURDIR)/$(dir $@) W=$(W) modules > $(dir $@)build.log 2>&1 || \
 		{ cat $(dir $@)build.log; exit 1; }
 	@! grep -E 'warning:|error:' $(dir $@)build.log
 
