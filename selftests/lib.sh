@@ -111,6 +111,17 @@ md_require_disk() {
 	mkdir -p "$MD_WORK" || md_skip_all "cannot write to $MD_FS"
 }
 
+# md_load_reparenting WHY: the module freshly loaded on a kernel that
+# repoints a removed memcg's folios to its parent (7.1 on, cgroup v2), else
+# SKIP, saying WHY that matters to the test.
+md_load_reparenting() {
+	[ "$MD_CGV" = 2 ] || md_skip_all "cgroup v1: no reparenting"
+	md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
+	md_load || md_skip_all "cannot load memcg_dirty"
+	[ "$(md_probe_status memcg_release)" != unused:no_reparenting ] ||
+		md_skip_all "kernel $(uname -r) does not reparent (7.1 on)${1:+: $1}"
+}
+
 # md_memdir: MD_MEM, a directory on a tmpfs of its own, gone at exit: for
 # the files a test touches while it holds a task inside a disk
 # filesystem's writeback.  That task may hold a journal handle (ext4's
@@ -385,29 +396,29 @@ md_running() {
 	return 1
 }
 
-# md_wait_synced DIR: a memcg that existed at load gets its starting point
-# from a scan during which it had no events; ask for that until it happens.
-md_wait_synced() {
+# md_resync_until COMMAND...: ask for resyncs until COMMAND succeeds, 10 s
+# at most; its status.
+md_resync_until() {
 	i=0
-	while [ "$(md_stat "$1" synced)" != 1 ] && [ $i -lt 40 ]; do
+	while ! "$@" && [ $i -lt 40 ]; do
 		echo resync > "$MD/control"
 		sleep 0.25
 		i=$((i + 1))
 	done
-	[ "$(md_stat "$1" synced)" = 1 ]
+	"$@"
 }
 
-# md_all_synced: wait (10 s at most, resync asked) until the global check
-# counts no memcg unsynced; a memcg's own sync says nothing of the root's
-# or another's.  Those left unsynced go to the diagnostics.
+# md_wait_synced DIR: a memcg that existed at load gets its starting point
+# from a scan during which it had no events; ask for that until it happens.
+md_synced() { [ "$(md_stat "$1" synced)" = 1 ]; }
+md_wait_synced() { md_resync_until md_synced "$1"; }
+
+# md_all_synced: the same until the global check counts no memcg unsynced;
+# a memcg's own sync says nothing of the root's or another's.  Those left
+# unsynced go to the diagnostics.
+md_none_unsynced() { [ "$(awk '$1 == "unsynced" { print $2 }' "$MD/check")" = 0 ]; }
 md_all_synced() {
-	i=0
-	while [ "$(awk '$1 == "unsynced" { print $2 }' "$MD/check")" != 0 ] && [ $i -lt 40 ]; do
-		echo resync > "$MD/control"
-		sleep 0.25
-		i=$((i + 1))
-	done
-	[ "$(awk '$1 == "unsynced" { print $2 }' "$MD/check")" = 0 ] && return
+	md_resync_until md_none_unsynced && return
 	awk 'NR > 1 && $6 != "ok" { print "# not ok in the summary: " $0 }' "$MD/summary"
 	return 1
 }

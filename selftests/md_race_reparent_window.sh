@@ -27,11 +27,7 @@
 . ./lib.sh
 md_require_writers
 md_require_ko
-[ "$MD_CGV" = 2 ] || md_skip_all "cgroup v1: no reparenting"
-md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
-md_load || md_skip_all "cannot load memcg_dirty"
-[ "$(md_probe_status memcg_release)" != unused:no_reparenting ] ||
-	md_skip_all "kernel $(uname -r) does not reparent (7.1 on): the folio lock pins the memcg"
+md_load_reparenting "the folio lock pins the memcg"
 [ "$(md_probe_status cleaned_io)" = attached ] || md_skip_all "cleaned_io is $(md_probe_status cleaned_io)"
 md_require_catch
 W=$MD_WORK

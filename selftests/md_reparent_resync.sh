@@ -21,11 +21,7 @@
 . ./lib.sh
 md_require_writers
 md_require_ko
-[ "$MD_CGV" = 2 ] || md_skip_all "cgroup v1: no reparenting"
-md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
-md_load || md_skip_all "cannot load memcg_dirty"
-[ "$(md_probe_status memcg_release)" != unused:no_reparenting ] ||
-	md_skip_all "kernel $(uname -r) does not reparent (7.1 on)"
+md_load_reparenting
 md_check "rmmod" md_unload
 W=$MD_WORK
 P=md_rr

@@ -16,11 +16,7 @@
 . ./lib.sh
 md_require_writers
 md_require_ko
-[ "$MD_CGV" = 2 ] || md_skip_all "cgroup v1: no reparenting"
-md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
-md_load || md_skip_all "cannot load memcg_dirty"
-[ "$(md_probe_status memcg_release)" != unused:no_reparenting ] ||
-	md_skip_all "kernel $(uname -r) does not reparent (7.1 on): no window holds a memcg"
+md_load_reparenting "no window holds a memcg"
 [ "$(md_probe_status cleaned_io)" = attached ] || md_skip_all "cleaned_io is $(md_probe_status cleaned_io)"
 grep -q '^nr_dying_subsys_memory ' "$CG/cgroup.stat" ||
 	md_skip_all "no nr_dying_subsys_memory in cgroup.stat to tell a memcg freed"
