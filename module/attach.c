@@ -9,6 +9,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/moduleparam.h>
 #include <linux/spinlock.h>
@@ -24,9 +25,9 @@
 
 static char *fail_probe;
 module_param(fail_probe, charp, 0400);
-MODULE_PARM_DESC(fail_probe, "selftest aid: act as if this probe point's symbols were absent");
+MODULE_PARM_DESC(fail_probe, "selftest aid: act as if this probe point's symbols were absent (POINT), or could not take this kind of attachment (POINT/KIND)");
 
-static const char * const md_kind_names[] = { "kprobe", "kretprobe", "tracepoint" };
+static const char * const md_kind_names[] = { "kprobe", "kretprobe", "tracepoint", "ftrace" };
 
 const char * const md_attach_status_names[MD_NR_ATTACH_STATUSES] = {
 	[MD_ATTACHED]			= "attached",
@@ -42,6 +43,7 @@ static struct md_probe {
 	int err;
 	struct kretprobe krp;			/* .kp alone for kprobes */
 	struct tracepoint *tp;
+	struct ftrace_ops ops;
 } md_probes[MD_NR_POINTS];
 
 struct md_tp_lookup {
@@ -65,6 +67,32 @@ static const char *md_probe_point(struct md_probe *p)
 static const struct md_candidates *md_probe_candidates(struct md_probe *p)
 {
 	return &md_candidates[p - md_probes];
+}
+
+/*
+ * An ftrace callback on @v's symbol alone.  PERMANENT, as kprobes' own
+ * ftrace_ops: sysctl kernel.ftrace_enabled=0 is then refused while it is
+ * attached, instead of silently stopping the count.  Without
+ * FTRACE_OPS_FL_RECURSION the callback is called directly (our handlers
+ * never call back into the function they are attached to).
+ */
+static int md_attach_ftrace(struct md_probe *p, const struct md_variant *v)
+{
+	char name[KSYM_NAME_LEN];
+	int ret;
+
+	if (strscpy(name, v->symbol, sizeof(name)) < 0)
+		return -ENOENT;
+	memset(&p->ops, 0, sizeof(p->ops));
+	p->ops.func = v->ftrace;
+	p->ops.flags = FTRACE_OPS_FL_PERMANENT;
+	/* -EINVAL: no traceable function of that name */
+	ret = ftrace_set_filter(&p->ops, name, strlen(name), 1);
+	if (!ret)
+		ret = register_ftrace_function(&p->ops);
+	if (ret)
+		ftrace_free_filter(&p->ops);
+	return ret;
 }
 
 static int md_attach(struct md_probe *p, const struct md_variant *v)
@@ -94,6 +122,8 @@ static int md_attach(struct md_probe *p, const struct md_variant *v)
 		/* these may sleep (folio_mkclean): room for many in flight */
 		p->krp.maxactive = max_t(int, 64, 16 * num_possible_cpus());
 		return register_kretprobe(&p->krp);
+	case MD_FTRACE:
+		return md_attach_ftrace(p, v);
 	}
 	return -EINVAL;
 }
@@ -114,6 +144,10 @@ static void md_detach(struct md_probe *p)
 	case MD_KRETPROBE:
 		unregister_kretprobe(&p->krp);
 		break;
+	case MD_FTRACE:
+		unregister_ftrace_function(&p->ops);
+		ftrace_free_filter(&p->ops);
+		break;
 	}
 	p->used = NULL;
 }
@@ -128,6 +162,18 @@ static bool md_probe_wanted(struct md_probe *p)
 	       MD_KERNEL_REPARENTS;
 }
 
+/* fail_probe names @v: its point (every candidate), or its point/kind */
+static bool md_fail_probe(struct md_probe *p, const struct md_variant *v)
+{
+	const char *point = md_probe_point(p);
+	size_t len = strlen(point);
+
+	if (!fail_probe || strncmp(fail_probe, point, len))
+		return false;
+	return !fail_probe[len] ||
+	       (fail_probe[len] == '/' && !strcmp(fail_probe + len + 1, md_kind_names[v->kind]));
+}
+
 /* The first candidate that attaches; 0, or the error of a required point. */
 static int md_probe_register(struct md_probe *p)
 {
@@ -136,9 +182,17 @@ static int md_probe_register(struct md_probe *p)
 
 	p->err = -ENOENT;
 	for (v = c->variants; v->symbol; v++) {
-		if (fail_probe && !strcmp(fail_probe, md_probe_point(p)))
+		if (md_fail_probe(p, v))
 			continue;
 		p->err = md_attach(p, v);
+		if (!p->err)
+			break;
+		/* an ftrace callback that cannot attach leaves it to the next */
+		if (v->kind == MD_FTRACE) {
+			pr_info("probe point %s: ftrace on %s failed (%d), trying the next\n",
+				md_probe_point(p), v->symbol, p->err);
+			continue;
+		}
 		if (p->err != -ENOENT)
 			break;
 	}
@@ -211,7 +265,7 @@ static unsigned long md_probe_missed(struct md_probe *p)
 {
 	unsigned long missed = md_inject_missed(p - md_probes);
 
-	if (!p->used || p->used->kind == MD_TRACEPOINT)
+	if (!p->used || p->used->kind == MD_TRACEPOINT || p->used->kind == MD_FTRACE)
 		return missed;
 	return missed + p->krp.kp.nmissed + p->krp.nmissed;
 }

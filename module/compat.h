@@ -10,6 +10,7 @@
 
 #include <linux/mm.h>
 #include <linux/backing-dev.h>
+#include <linux/ftrace.h>
 #include <linux/memcontrol.h>
 #include <linux/pagemap.h>
 #include <linux/version.h>
@@ -96,5 +97,20 @@ int md_debugfs_rename(struct dentry *dentry, const char *name);
 #else
 #define MD_PFN_RUN	1UL
 #endif
+
+/*
+ * Argument @n of the function an ftrace callback was called at.  6.1's
+ * ftrace_regs is a pt_regs whose argument registers ftrace_caller saved
+ * (x86's DYNAMIC_FTRACE_WITH_ARGS); from 6.12 it is opaque, read through
+ * ftrace_regs_get_argument().
+ */
+static inline unsigned long md_fregs_arg(struct ftrace_regs *fregs, unsigned int n)
+{
+#ifdef ftrace_regs_get_argument
+	return ftrace_regs_get_argument(fregs, n);
+#else
+	return regs_get_kernel_argument(&fregs->regs, n);
+#endif
+}
 
 #endif /* MEMCG_DIRTY_COMPAT_H */

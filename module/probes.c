@@ -263,9 +263,8 @@ out:
  * PG_dirty first; filemap_unaccount_folio() (removal while dirty, a WARN
  * in the kernel) leaves it set, which tells the two apart.
  */
-static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
+static __always_inline void md_cleaned(struct folio *folio)
 {
-	struct folio *folio = md_arg(regs, 0);
 	struct mem_cgroup *memcg;
 
 	md_hit(MD_P_CANCELLED);
@@ -274,10 +273,28 @@ static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 	/* the folio is locked (truncation, removal): its memcg is read once */
 	memcg = folio_memcg(folio);
 	if (md_inject_drop(MD_P_CANCELLED, memcg))
-		return 0;
+		return;
 	md_account(memcg, folio_nid(folio), -folio_nr_pages(folio),
 		   folio_test_dirty(folio) ? MD_REMOVED_DIRTY : MD_CANCELLED);
 	md_shadow_cleaned(folio, "cancelled");
+}
+
+/*
+ * Called from ftrace's trampoline with preemption as the caller left it;
+ * the handlers expect what a kprobe gives them: preemption off.
+ */
+static void notrace md_ft_cleaned(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	preempt_disable_notrace();
+	md_cleaned((struct folio *)md_fregs_arg(fregs, 0));
+	preempt_enable_notrace();
+}
+
+/* Where ftrace cannot reach the symbol */
+static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
+{
+	md_cleaned(md_arg(regs, 0));
 	return 0;
 }
 
@@ -509,6 +526,7 @@ static int md_reparent_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 #define MD_KRP(sym, e, r, t)	{ .symbol = sym, .kind = MD_KRETPROBE, .entry = e, \
 				  .ret = r, .data_size = sizeof(t) }
 #define MD_TP(name, fn)		{ .symbol = name, .kind = MD_TRACEPOINT, .tp_probe = fn }
+#define MD_FT(sym, fn)		{ .symbol = sym, .kind = MD_FTRACE, .ftrace = fn }
 
 static const struct md_variant md_v_dirtied[] = {
 	MD_TP("writeback_dirty_folio", md_tp_dirtied),
@@ -523,6 +541,7 @@ static const struct md_variant md_v_cleaned_io[] = {
 };
 
 static const struct md_variant md_v_cancelled[] = {
+	MD_FT("folio_account_cleaned", md_ft_cleaned),
 	MD_KP("folio_account_cleaned", md_kp_cleaned),
 	{ }
 };

@@ -6,11 +6,18 @@
 #ifndef MEMCG_DIRTY_PROBES_H
 #define MEMCG_DIRTY_PROBES_H
 
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/types.h>
 #include "points.h"
 
-enum md_kind { MD_KPROBE, MD_KRETPROBE, MD_TRACEPOINT };
+/*
+ * MD_FTRACE: an ftrace callback at the function's entry, where one is
+ * enough; a kprobe there costs ftrace's full register save and the kprobe
+ * dispatch on top of it.  Each ftrace candidate has a kprobe after it, for
+ * a kernel whose ftrace is off or cannot reach the symbol.
+ */
+enum md_kind { MD_KPROBE, MD_KRETPROBE, MD_TRACEPOINT, MD_FTRACE };
 
 /* One way to attach a point: a kernel symbol, or a tracepoint by name. */
 struct md_variant {
@@ -18,6 +25,7 @@ struct md_variant {
 	enum md_kind kind;
 	kprobe_pre_handler_t pre;
 	kretprobe_handler_t entry, ret;
+	ftrace_func_t ftrace;
 	size_t data_size;
 	void *tp_probe;
 };

@@ -2,13 +2,14 @@
 /*
  * md_floor: the cost floor of memcg_dirty's probe points, for the
  * benchmarks only.  It attaches to the same points the same way (the
- * writeback_dirty_folio tracepoint, a kprobe on folio_account_cleaned and
- * a kretprobe on folio_clear_dirty_for_io) with handlers that only count
+ * writeback_dirty_folio tracepoint, an ftrace callback on
+ * folio_account_cleaned and a kretprobe on folio_clear_dirty_for_io) with handlers that only count
  * their hits, so that loaded minus unloaded is what attaching costs and
  * memcg_dirty's own handlers are what it adds on top.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -21,10 +22,12 @@ static void md_floor_tp(void *data, struct folio *folio, struct address_space *m
 	this_cpu_inc(md_floor_hits);
 }
 
-static int md_floor_pre(struct kprobe *p, struct pt_regs *regs)
+static void notrace md_floor_ftrace(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
+	preempt_disable_notrace();
 	this_cpu_inc(md_floor_hits);
-	return 0;
+	preempt_enable_notrace();
 }
 
 static int md_floor_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -33,9 +36,12 @@ static int md_floor_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe md_floor_kp = {
-	.symbol_name	= "folio_account_cleaned",
-	.pre_handler	= md_floor_pre,
+/* ftrace_set_filter() takes a writable buffer */
+static unsigned char md_floor_cleaned[] = "folio_account_cleaned";
+
+static struct ftrace_ops md_floor_ops = {
+	.func	= md_floor_ftrace,
+	.flags	= FTRACE_OPS_FL_PERMANENT,
 };
 
 static struct kretprobe md_floor_krp = {
@@ -66,9 +72,12 @@ static int __init md_floor_init(void)
 		pr_err("tracepoint: %d\n", ret);
 		return ret;
 	}
-	ret = register_kprobe(&md_floor_kp);
+	ret = ftrace_set_filter(&md_floor_ops, md_floor_cleaned, strlen(md_floor_cleaned), 1);
+	if (!ret)
+		ret = register_ftrace_function(&md_floor_ops);
 	if (ret) {
-		pr_err("kprobe %s: %d\n", md_floor_kp.symbol_name, ret);
+		pr_err("ftrace on %s: %d\n", md_floor_cleaned, ret);
+		ftrace_free_filter(&md_floor_ops);
 		goto out_tp;
 	}
 	ret = register_kretprobe(&md_floor_krp);
@@ -78,7 +87,8 @@ static int __init md_floor_init(void)
 	}
 	return 0;
 out_kp:
-	unregister_kprobe(&md_floor_kp);
+	unregister_ftrace_function(&md_floor_ops);
+	ftrace_free_filter(&md_floor_ops);
 out_tp:
 	tracepoint_probe_unregister(md_floor_tp_point, md_floor_tp, NULL);
 	tracepoint_synchronize_unregister();
@@ -91,7 +101,8 @@ static void __exit md_floor_exit(void)
 	int cpu;
 
 	unregister_kretprobe(&md_floor_krp);
-	unregister_kprobe(&md_floor_kp);
+	unregister_ftrace_function(&md_floor_ops);
+	ftrace_free_filter(&md_floor_ops);
 	tracepoint_probe_unregister(md_floor_tp_point, md_floor_tp, NULL);
 	tracepoint_synchronize_unregister();
 	for_each_possible_cpu(cpu)
