@@ -14,4 +14,8 @@ BENCH_DEFAULT_FAULTS=15
 # cgroup counts of the scale section (summary, check, rmmod, memory)
 BENCH_DEFAULT_SCALE="10 100 1000 10000"
 # the workloads of the 4.2 commit's table, all that --workloads may name
-BENCH_DEFAULT_WORKLOADS="dd100 dd200 dd1000 kbuild read_fault write_fault dirty"
+BENCH_DEFAULT_WORKLOADS="dd100 dd200 dd1000 kbuild read_fault write_fault dirty writeback"
+# pages the writeback workload writes with 4 KiB pwrites, then fsyncs
+BENCH_WB_PAGES=8192
+# MiB of the RAM disk (brd) the workloads' ext4 is on under --icount
+BENCH_RAM_MB=768
