@@ -80,5 +80,16 @@ if bench/report --out "$out/both" bench/tests/fixture.raw "$out/floor.raw" > /de
 else
 	fail=$((fail + 1)); echo "not ok - sections of another boot are kept"
 fi
+# bench/series, the README's tables, from the same samples: write faults'
+# pair ratios median 1.0035, medians 1003.5 - 1000; the floor's 102/100
+if bench/series "$out/samples.csv" > "$out/series.md"; then
+	for want in "| write fault | +4 (+0.35 %), attaching +2.00 % | - | <= +0.3 % |" \
+		"| dd 100 MiB + sync | +3.50 % | - | <= +0.5 % |"; do
+		if grep -qF -- "$want" "$out/series.md"; then pass=$((pass + 1)); else
+			fail=$((fail + 1)); echo "not ok - bench/series: no line with '$want'"; fi
+	done
+else
+	fail=$((fail + 1)); echo "not ok - bench/series failed"
+fi
 echo "bench-report: $pass passed, $fail failed"
 [ "$fail" = 0 ]
