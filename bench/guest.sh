@@ -50,17 +50,17 @@ want() { case " $SECTIONS " in *" $1 "*) return 0 ;; esac; return 1; }
 W=$MD_WORK
 # bench/run's disks come last: the kbuild tar, then (--icount) the RAM
 # disk's file system image
-set -- /dev/vd?
-n=$#
-[ "${BENCH_RAMDISK:-0}" = 1 ] && n=$((n - 1))
-eval SRC=\${$n}
+SRC="" image=""
+for d in /dev/vd?; do
+	SRC=$image
+	image=$d
+done
+[ "${BENCH_RAMDISK:-0}" = 1 ] || SRC=$image
 # Under --icount, ext4 on a RAM disk (brd, sized by bench/run): writeback
 # is then the guest's own copying, which the instruction clock counts,
 # where a virtio disk's wait is skipped by an amount that depends on the host
 if [ "${BENCH_RAMDISK:-0}" = 1 ]; then
 	[ -b /dev/ram0 ] || md_skip_all "no /dev/ram0 for the RAM disk"
-	set -- /dev/vd?
-	eval image=\${$#}
 	dd if="$image" of=/dev/ram0 bs=1M 2> /dev/null || exit 1
 	mkdir -p /mnt/ram
 	mount -t ext4 /dev/ram0 /mnt/ram || exit 1
