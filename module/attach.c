@@ -78,16 +78,16 @@ static const struct md_candidates *md_probe_candidates(struct md_probe *p)
  */
 static int md_attach_ftrace(struct md_probe *p, const struct md_variant *v)
 {
-	char name[KSYM_NAME_LEN];
+	unsigned long ip = md_symbol_entry(v->symbol);
 	int ret;
 
-	if (strscpy(name, v->symbol, sizeof(name)) < 0)
+	if (!ip)
 		return -ENOENT;
 	memset(&p->ops, 0, sizeof(p->ops));
 	p->ops.func = v->ftrace;
 	p->ops.flags = FTRACE_OPS_FL_PERMANENT;
-	/* -EINVAL: no traceable function of that name */
-	ret = ftrace_set_filter(&p->ops, name, strlen(name), 1);
+	/* -EINVAL: not a function ftrace can call out from */
+	ret = ftrace_set_filter_ip(&p->ops, ip, 0, 0);
 	if (!ret)
 		ret = register_ftrace_function(&p->ops);
 	if (ret)

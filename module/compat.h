@@ -86,6 +86,7 @@ long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid);
 void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages);
 bool md_memcg_name_is(struct mem_cgroup *memcg, const char *name);
 int md_debugfs_rename(struct dentry *dentry, const char *name);
+unsigned long md_symbol_entry(const char *symbol);
 
 /*
  * Whether a pfn is online, and has a valid memmap, is decided per memory
