@@ -3,9 +3,10 @@
  * md_floor: the cost floor of memcg_dirty's probe points, for the
  * benchmarks only.  It attaches to the same points the same way (the
  * writeback_dirty_folio tracepoint, an ftrace callback on
- * folio_account_cleaned and a kretprobe on folio_clear_dirty_for_io) with handlers that only count
- * their hits, so that loaded minus unloaded is what attaching costs and
- * memcg_dirty's own handlers are what it adds on top.
+ * folio_account_cleaned and a kretprobe on folio_clear_dirty_for_io) with
+ * handlers that only count their hits, so that loaded minus unloaded is
+ * what attaching costs and memcg_dirty's own handlers are what it adds on
+ * top.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
