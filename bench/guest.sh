@@ -207,7 +207,7 @@ pairs() {
 if want table; then
 	bench_setup
 	for w in $TABLE_WORKLOADS; do
-		if [ "$W" = /mnt/ram/bench ] && [ "$w" = dd1000 ]; then
+		if [ "${BENCH_RAMDISK:-0}" = 1 ] && [ "$w" = dd1000 ]; then
 			echo "# bench: dd1000 left out: 1000 MiB do not fit the RAM disk"
 			continue
 		fi
