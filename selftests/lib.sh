@@ -164,34 +164,42 @@ md_dirty_from() {
 	md_eq "none of $2's" 0 "$(md_stat "$2" dirty)"
 }
 
-# md_catch_cleaning CG FILE: a task in CG writes FILE back in its own
-# context (sync_file_range), FILE mapped 64 times so that each cleaning
-# walks 64 mappings, and is held inside folio_clear_dirty_for_io() until
-# md_let_go.  md_held: its pid.  SKIP if it was never seen there.  The
-# flags are on MD_MEM: the held task may hold a journal handle.
+# md_catch_cleaning CG FILE [FUNC [reader]]: a task in CG writes FILE back
+# in its own context (sync_file_range), FILE mapped 64 times so that each
+# cleaning walks 64 mappings, and is held inside FUNC (default
+# folio_clear_dirty_for_io()) until md_let_go: never inside an RCU
+# read-side critical section, where it would hold up every grace period
+# (a removed memcg's offlining among them), unless "reader" asks for
+# exactly that (mdfile catch).  md_held: its pid.  SKIP if it was never
+# seen there.  The flags are on MD_MEM: the held task may hold a journal
+# handle.
 md_catch_cleaning() {
+	md_catch_fn=${3:-folio_clear_dirty_for_io}
 	md_in_cg "$1" mdfile mapsync "$2" 64 "$md_catch_cpu" "$MD_MEM/go" > "$MD_MEM/sync.out" &
 	md_syncer=$!
 	md_poll 600 grep -qs ready "$MD_MEM/sync.out"
 	md_diag "$(cat "$MD_MEM/sync.out")"
 	md_held=$(head -n 1 "$CG/$1/cgroup.procs")
 	touch "$MD_MEM/spin"
-	mdfile catch "$md_catch_cpu" "$md_held" folio_clear_dirty_for_io "$MD_MEM/spin" > "$MD_MEM/catch.out" &
+	mdfile catch "$md_catch_cpu" "$md_held" "$md_catch_fn" "$MD_MEM/spin" ${4:+"$4"} \
+		> "$MD_MEM/catch.out" &
 	md_catcher=$!
 	md_poll 600 grep -qs looking "$MD_MEM/catch.out"
 	touch "$MD_MEM/go"
 	md_poll 1200 grep -q 'caught\|missed' "$MD_MEM/catch.out"
 	grep -q caught "$MD_MEM/catch.out" ||
-		md_skip_all "the syncer was never seen inside folio_clear_dirty_for_io: $(tail -n 1 "$MD_MEM/catch.out")"
-	md_ok "the syncer is held inside folio_clear_dirty_for_io ($(grep caught "$MD_MEM/catch.out"))"
+		md_skip_all "the syncer was never seen inside $md_catch_fn${4:+ in an RCU reader}: $(tail -n 1 "$MD_MEM/catch.out")"
+	md_ok "the syncer is held inside $md_catch_fn${4:+ in an RCU reader} ($(grep caught "$MD_MEM/catch.out"))"
 	sed 's/^/# stack: /' "/proc/$md_held/stack" | head -n 8
 }
 
-# md_let_go: the held task goes on and writes its file back.
+# md_let_go [COMMAND...]: the held task goes on and writes its file back;
+# COMMAND runs once the catcher let go, before the write-back is waited for.
 md_let_go() {
 	rm -f "$MD_MEM/spin"
 	wait "$md_catcher"
 	md_eq "the catcher let go when told" "" "$(grep released "$MD_MEM/catch.out")"
+	[ $# = 0 ] || "$@"
 	wait "$md_syncer"
 	md_check "the syncer wrote the file back" grep -q synced "$MD_MEM/sync.out"
 }

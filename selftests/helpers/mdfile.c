@@ -46,7 +46,14 @@
  *                                    "caught after N looks" and spin while
  *                                    FLAG exists (PID stays where it was),
  *                                    60 s at most ("released after 60 s");
- *                                    "missed N looks" if PID ends first
+ *                                    "missed N looks" if PID ends first;
+ *                                    PID is not kept where it would stop
+ *                                    RCU's grace periods (let go, looked
+ *                                    for again: "N in an RCU reader")
+ *   mdfile catch CPU PID FUNC FLAG reader
+ *                                    the same, but PID is kept only inside
+ *                                    an RCU reader (no grace period ends
+ *                                    while it is held), 10 s at most
  *   mdfile mapsync FILE MAPS CPU GO   map FILE shared MAPS times and fault every
  *                                    page in through each (each cleaning then
  *                                    walks MAPS mappings), print "ready", wait
@@ -61,6 +68,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -565,17 +573,123 @@ static int in_stack(const char *path, const char *func, int *gone)
 	return strstr(buf, want) != NULL;
 }
 
+/* membarrier(2)'s command that waits for an RCU grace period */
+#define MEMBARRIER_CMD_GLOBAL 1
+
+/*
+ * A child, on a CPU other than the held one, waits for an RCU grace period
+ * whenever asked (a byte on gp_ask), and answers (a byte on gp_answer: 0
+ * ended, 1 refused): membarrier(MEMBARRIER_CMD_GLOBAL) is
+ * synchronize_rcu().  Started before the catcher turns SCHED_FIFO on the
+ * held CPU: a child forked there later would never run to move away.
+ */
+static int gp_ask, gp_answer;
+
+static void start_grace_periods(long held_cpu)
+{
+	int ask[2], answer[2];
+	pid_t child;
+	char c;
+
+	if (pipe(ask) || pipe(answer))
+		die("pipe", "");
+	child = fork();
+	if (child < 0)
+		die("fork", "");
+	if (child == 0) {
+		close(ask[1]);
+		close(answer[0]);
+		pin_to(held_cpu ? 0 : 1);
+		while (read(ask[0], &c, 1) == 1) {
+			c = syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) ? 1 : 0;
+			if (write(answer[1], &c, 1) != 1)
+				break;
+		}
+		_exit(0);
+	}
+	close(ask[0]);
+	close(answer[1]);
+	gp_ask = ask[1];
+	gp_answer = answer[0];
+}
+
+/* The answer to the last question: 0 ended, 1 refused, -1 not yet. */
+static int grace_period_end(int wait)
+{
+	struct pollfd pfd = { .fd = gp_answer, .events = POLLIN };
+	char c;
+
+	if (poll(&pfd, 1, wait ? -1 : 0) == 0)
+		return -1;
+	return read(gp_answer, &c, 1) == 1 ? c : 1;
+}
+
+static void refused(void)
+{
+	printf("missed: membarrier cannot wait for an RCU grace period\n");
+	exit(0);
+}
+
+static void ask_grace_period(void)
+{
+	if (write(gp_ask, "?", 1) != 1)
+		die("write", "grace period pipe");
+}
+
+/* How long a grace period takes here, nothing held: microseconds. */
+static long grace_period_us(void)
+{
+	long t = now_us();
+
+	ask_grace_period();
+	if (grace_period_end(1))
+		refused();
+	return now_us() - t;
+}
+
+/*
+ * Whether the held task holds up RCU's grace periods: one does not end
+ * within @limit_us, this CPU kept.  It was preempted inside an RCU
+ * read-side critical section (preemptible RCU: in pte_offset_map_lock(),
+ * say).  Kept there, it stalls every grace period, and with them a removed
+ * memcg's offlining; kept there 21 s, the console reports an RCU stall.
+ * If so, the question stays open until the task goes on (wait_grace_period()).
+ */
+static int holds_grace_periods(long limit_us)
+{
+	long end = now_us() + limit_us;
+	int r;
+
+	ask_grace_period();
+	while ((r = grace_period_end(0)) < 0 && now_us() < end)
+		;
+	if (r > 0)
+		refused();
+	return r < 0;
+}
+
+/* Let the task go on, out of its reader: until the grace period ends. */
+static void wait_grace_period(void)
+{
+	if (grace_period_end(1) > 0)
+		refused();
+}
+
 /*
  * The longest catch holds its task: a test that never lets go (its flag's
- * removal stuck behind the held task, say) fails instead of hanging.
+ * removal stuck behind the held task, say) fails instead of hanging.  One
+ * held inside an RCU reader, well before RCU's stall warning (21 s).
  */
 #define CATCH_HOLD_MAX_S 60
+#define CATCH_READER_HOLD_MAX_S 10
 
-static void do_catch(long cpu, long pid, const char *func, const char *flag)
+static void do_catch(long cpu, long pid, const char *func, const char *flag,
+		     int want_reader)
 {
+	int max_s = want_reader ? CATCH_READER_HOLD_MAX_S : CATCH_HOLD_MAX_S;
 	struct timespec tick = { 0, 500 * 1000 };
 	char path[64];
-	long looks = 0, end;
+	long looks = 0, in_reader = 0, outside = 0, end, limit_us;
 	int gone = 0;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stack", pid);
@@ -584,8 +698,11 @@ static void do_catch(long cpu, long pid, const char *func, const char *flag)
 	 * catcher waited for the SCHED_FIFO task to sleep, and looked only
 	 * once its work was done.
 	 */
+	start_grace_periods(cpu);
 	set_fifo(20);
 	pin_to(cpu);
+	/* well above what a grace period takes when nothing stalls it */
+	limit_us = 1000000 + 20 * grace_period_us();
 	printf("looking\n");
 	fflush(stdout);
 	while (!gone) {
@@ -593,18 +710,30 @@ static void do_catch(long cpu, long pid, const char *func, const char *flag)
 		looks++;
 		if (!in_stack(path, func, &gone))
 			continue;
-		printf("caught after %ld looks\n", looks);
+		if (holds_grace_periods(limit_us)) {
+			in_reader++;
+			if (!want_reader) {
+				wait_grace_period();
+				continue;
+			}
+		} else {
+			outside++;
+			if (want_reader)
+				continue;
+		}
+		printf("caught after %ld looks (%ld in an RCU reader, %ld outside)\n",
+		       looks, in_reader, outside);
 		fflush(stdout);
-		end = now_us() + CATCH_HOLD_MAX_S * 1000000L;
+		end = now_us() + max_s * 1000000L;
 		while (!access(flag, F_OK))
 			if (now_us() > end) {
-				printf("released after %d s: %s still there\n",
-				       CATCH_HOLD_MAX_S, flag);
+				printf("released after %d s: %s still there\n", max_s, flag);
 				return;
 			}
 		return;
 	}
-	printf("missed %ld looks\n", looks);
+	printf("missed %ld looks (%ld in an RCU reader, %ld outside)\n", looks, in_reader,
+	       outside);
 }
 
 static void do_mapsync(const char *file, long maps, long cpu, const char *go)
@@ -686,7 +815,9 @@ int main(int argc, char **argv)
 		do_fifohog(parse_count(argv[2]), parse_count(argv[3]), parse_count(argv[4]),
 			   parse_count(argv[5]));
 	else if (argc == 6 && !strcmp(argv[1], "catch"))
-		do_catch(parse_count(argv[2]), parse_count(argv[3]), argv[4], argv[5]);
+		do_catch(parse_count(argv[2]), parse_count(argv[3]), argv[4], argv[5], 0);
+	else if (argc == 7 && !strcmp(argv[1], "catch") && !strcmp(argv[6], "reader"))
+		do_catch(parse_count(argv[2]), parse_count(argv[3]), argv[4], argv[5], 1);
 	else if (argc == 6 && !strcmp(argv[1], "mapsync"))
 		do_mapsync(argv[2], parse_count(argv[3]), parse_count(argv[4]), argv[5]);
 	else if (argc == 6 && !strcmp(argv[1], "startwb")) {
@@ -698,7 +829,8 @@ int main(int argc, char **argv)
 				"       nodes FILE | largedirty FILE PAGES | folios FILE |\n"
 				"       mapwait FILE PAGES SECS | hog MB |\n"
 				"       readloop FILE SECS | fifohog CPU BUSY_US IDLE_US SECS |\n"
-				"       startwb FILE CPU FILE2 CPU2\n");
+				"       catch CPU PID FUNC FLAG [reader] |\n"
+				"       mapsync FILE MAPS CPU GO | startwb FILE CPU FILE2 CPU2\n");
 		return 2;
 	}
 	return 0;
