@@ -97,13 +97,15 @@ static u64 md_note_keep(const struct md_change_note *n)
 }
 
 /*
- * Where the kernel reparents, the offlining of a removed memcg repoints
- * its folios to its parent at any moment, so the kernel may count a
- * folio's change in an ancestor of the memcg its probe read just before
- * (a note of a child, the watched parent's counter moving).  That is
- * right only if the note's memcg is a descendant of the watched one and
- * was dying when noted (killed: its offlining may have been under way),
- * or an offlining began since (md_notes_reparent_raced()).  The count of
+ * Where the kernel reparents, it may count a folio's change in an
+ * ancestor of the memcg its probe read just before (a note of a child, the
+ * watched parent's counter moving): from the moment a memcg is killed
+ * (rmdir, CSS_DYING), the kernel counts its folios' changes in its nearest
+ * live ancestor (7.3: get_non_dying_memcg_start()), and its offlining,
+ * later, repoints the folios to the parent.  That is right only if the
+ * note's memcg is a descendant of the watched one and was dying when
+ * noted, or an offlining began since, or it or an ancestor below the
+ * watched one was killed since (md_notes_reparent_raced()).  The count of
  * offlinings is read before the dying state: a note that reads the count
  * after an offlining began sees its memcg killed (rmdir kills before the
  * offlining).  The memcg is alive (an RCU reader's).
@@ -274,14 +276,50 @@ bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *he
 }
 
 /*
- * Whether the change @note's task is making may have been counted, rightly,
- * in an ancestor of the note's memcg, the watched one: the memcg was
- * reparented after the note (md_note_fill_reparent()).  Any context, the
- * watch's debug exception included, after the kernel's counter write:
- * which it read the folio's memcg for after any offlining that moved it.
+ * Whether the memcg of cgroup id @cgid, a descendant of the watched one
+ * when noted, or one of its ancestors below the watched one, has been
+ * killed: it is dying now, or no longer in the watched one's subtree
+ * (released, so killed long before).  The subtree is walked under RCU (the
+ * watch's debug exception included; the watched memcg is held while
+ * pairing): only for a change that the kernel counted in the watched
+ * memcg for a live descendant's note, which a kill makes right, so rare.
  */
-bool md_notes_reparent_raced(const struct md_change_note *note)
+static bool md_notes_killed(u64 cgid)
 {
-	return note->under_watched &&
-	       (note->dying || atomic_long_read(&md_offlined) != note->offlined);
+	struct mem_cgroup *watched = READ_ONCE(md_pair_watched);
+	struct cgroup_subsys_state *css;
+	bool killed = true;
+
+	if (!watched)
+		return false;
+	rcu_read_lock();
+	css_for_each_descendant_pre(css, &watched->css) {
+		if (cgroup_id(css->cgroup) != cgid)
+			continue;
+		for (killed = false; css != &watched->css && !killed; css = css->parent)
+			killed = css_is_dying(css);
+		break;
+	}
+	rcu_read_unlock();
+	return killed;
+}
+
+/*
+ * Whether the change @note's task is making may have been counted, rightly,
+ * in an ancestor of the note's memcg, the watched one, and why: the memcg
+ * was dying when noted, or reparented or killed since
+ * (md_note_fill_reparent()).
+ * Any context, the watch's debug exception included, after the kernel's
+ * counter write: which it read the folio's memcg and its dying state for
+ * after any kill or offlining that moved it.
+ */
+enum md_reparent_race md_notes_reparent_raced(const struct md_change_note *note)
+{
+	if (!note->under_watched)
+		return MD_RACE_NONE;
+	if (note->dying)
+		return MD_RACE_DYING;
+	if (atomic_long_read(&md_offlined) != note->offlined)
+		return MD_RACE_OFFLINED;
+	return md_notes_killed(note->cgid) ? MD_RACE_KILLED : MD_RACE_NONE;
 }

@@ -67,7 +67,15 @@ void md_notes_pair(struct mem_cgroup *watched, const nodemask_t *nodes);
 bool md_notes_change_of(struct task_struct *task, struct md_change_note *note);
 bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *held,
 			    long *now);
-bool md_notes_reparent_raced(const struct md_change_note *note);
+/* Why a change of a descendant's folio may count in the watched memcg. */
+enum md_reparent_race {
+	MD_RACE_NONE,		/* it may not */
+	MD_RACE_DYING,		/* the descendant was dying when noted */
+	MD_RACE_OFFLINED,	/* an offlining began since the note */
+	MD_RACE_KILLED,		/* the descendant was killed since, not offlined */
+};
+
+enum md_reparent_race md_notes_reparent_raced(const struct md_change_note *note);
 
 /*
  * The handlers' side: called from the probe handlers only.  md_pairing

@@ -127,7 +127,7 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	r->pages = now - wc->last[i];
 	r->time_ns = local_clock();
 	r->paired = md_notes_change_of(current, &r->note);
-	r->reparent_raced = r->paired && md_notes_reparent_raced(&r->note);
+	r->reparent_raced = r->paired ? md_notes_reparent_raced(&r->note) : MD_RACE_NONE;
 	/* the child is read while its reparenting runs: later it may be gone */
 	r->judged = r->paired && r->note.cgid2 == md_watch_cgid &&
 		    md_notes_reparent_held(&r->note, r->nid, &r->child_held,

@@ -157,15 +157,29 @@ static bool md_watch_paired(const struct md_watch_record *r)
 /*
  * Whether @r, made in the dirty accounting, disagrees with the state
  * change its task began: another size, or another counter than @cgid's
- * (the watched memcg's), unless the kernel reparented the folio to it
- * after the probe read its memcg (md_notes_reparent_raced()).
+ * (the watched memcg's), unless the kernel rightly counted the folio of a
+ * descendant there: dying, killed or reparented (md_notes_reparent_raced()).
  */
 static bool md_watch_mismatch(const struct md_watch_record *r, u64 cgid)
 {
 	const struct md_change_note *n = &r->note;
 
 	return abs(r->pages) != n->pages ||
-	       (cgid != n->cgid && cgid != n->cgid2 && !r->reparent_raced);
+	       (cgid != n->cgid && cgid != n->cgid2 && r->reparent_raced == MD_RACE_NONE);
+}
+
+/*
+ * Whether @r, accounted and paired, is a change of a descendant's folio
+ * that the kernel rightly counted in the watched memcg (@cgid's) because
+ * the descendant was killed after its probe read it, and not yet offlined
+ * (which an earlier rule alone called "mismatched").
+ */
+static bool md_watch_killed(const struct md_watch_record *r, u64 cgid)
+{
+	const struct md_change_note *n = &r->note;
+
+	return md_watch_paired(r) && abs(r->pages) == n->pages &&
+	       cgid != n->cgid && cgid != n->cgid2 && r->reparent_raced == MD_RACE_KILLED;
 }
 
 /*
@@ -276,6 +290,7 @@ void md_watch_report_ring(struct md_watch_ring *ring,
 		switch (where) {
 		case MD_W_ACCOUNTED:
 			tally->unpaired += !md_watch_paired(&copy);
+			tally->killed += md_watch_killed(&copy, target->cgid);
 			continue;
 		case MD_W_UNKNOWN:
 			tally->unknown++;

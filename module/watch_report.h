@@ -22,8 +22,8 @@ struct md_watch_record {
 	long pages;
 	u64 time_ns;
 	bool paired;			/* the writer's state change is in note */
-	/* of a paired note: its folio may have gone to the watched memcg since */
-	bool reparent_raced;
+	/* of a paired note: why its folio may count in the watched memcg */
+	enum md_reparent_race reparent_raced;
 	struct md_change_note note;
 	/* of a reparenting's note: what its child held at entry, and at the hit */
 	bool judged;
@@ -53,7 +53,8 @@ extern const char * const md_watch_where_names[];
 
 /* What one arming saw, sorted. */
 struct md_watch_tally {
-	unsigned long changes, outside, mismatched, unpaired, lost, unknown, reparented;
+	unsigned long changes, outside, mismatched, unpaired, lost, unknown, reparented,
+		      killed;
 };
 
 /* The watched memcg, as the report names it. */

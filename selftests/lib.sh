@@ -111,15 +111,17 @@ md_require_disk() {
 	mkdir -p "$MD_WORK" || md_skip_all "cannot write to $MD_FS"
 }
 
-# md_load_reparenting WHY: the module freshly loaded on a kernel that
-# repoints a removed memcg's folios to its parent (7.1 on, cgroup v2), else
-# SKIP, saying WHY that matters to the test.
+# md_load_reparenting WHY [PARAM=VALUE...]: the module freshly loaded, with
+# the PARAMs, on a kernel that repoints a removed memcg's folios to its
+# parent (7.1 on, cgroup v2), else SKIP, saying WHY that matters to the test.
 md_load_reparenting() {
+	md_why=${1:-}
+	[ $# = 0 ] || shift
 	[ "$MD_CGV" = 2 ] || md_skip_all "cgroup v1: no reparenting"
 	md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
-	md_load || md_skip_all "cannot load memcg_dirty"
+	md_load "$@" || md_skip_all "cannot load memcg_dirty"
 	[ "$(md_probe_status memcg_release)" != unused:no_reparenting ] ||
-		md_skip_all "kernel $(uname -r) does not reparent (7.1 on)${1:+: $1}"
+		md_skip_all "kernel $(uname -r) does not reparent (7.1 on)${md_why:+: $md_why}"
 }
 
 # md_memdir: MD_MEM, a directory on a tmpfs of its own, gone at exit: for
