@@ -104,11 +104,11 @@ static u64 md_note_keep(const struct md_change_note *n)
  * live ancestor (7.3: get_non_dying_memcg_start()), and its offlining,
  * later, repoints the folios to the parent.  That is right only if the
  * note's memcg is a descendant of the watched one and was dying when
- * noted, or an offlining began since, or it or an ancestor below the
- * watched one was killed since (md_notes_reparent_raced()).  The count of
- * offlinings is read before the dying state: a note that reads the count
- * after an offlining began sees its memcg killed (rmdir kills before the
- * offlining).  The memcg is alive (an RCU reader's).
+ * noted, or an offlining began since, or it was killed since
+ * (md_notes_reparent_raced()).  The count of offlinings is read before the
+ * dying state: a note that reads the count after an offlining began sees
+ * its memcg killed (rmdir kills before the offlining).  The memcg is alive
+ * (an RCU reader's).
  */
 static void md_note_fill_reparent(struct md_change_note *n, struct mem_cgroup *memcg)
 {
@@ -277,28 +277,26 @@ bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *he
 
 /*
  * Whether the memcg of cgroup id @cgid, a descendant of the watched one
- * when noted, or one of its ancestors below the watched one, has been
- * killed: it is dying now, or no longer in the watched one's subtree
- * (released, so killed long before).  The subtree is walked under RCU (the
- * watch's debug exception included; the watched memcg is held while
- * pairing): only for a change that the kernel counted in the watched
- * memcg for a live descendant's note, which a kill makes right, so rare.
+ * when noted, has been killed: it is dying now (a kill of an ancestor
+ * kills it too), or no longer in the watched one's subtree (released, so
+ * killed long before).  The subtree is walked under RCU (the watch's debug
+ * exception included; the watched memcg is held while pairing): only for
+ * a change that the kernel counted in the watched memcg for a live
+ * descendant's note, which a kill makes right, so rare.
  */
 static bool md_notes_killed(u64 cgid)
 {
-	struct mem_cgroup *watched = READ_ONCE(md_pair_watched);
-	struct cgroup_subsys_state *css;
+	struct mem_cgroup *watched = READ_ONCE(md_pair_watched), *pos = NULL;
 	bool killed = true;
 
 	if (!watched)
 		return false;
 	rcu_read_lock();
-	css_for_each_descendant_pre(css, &watched->css) {
-		if (cgroup_id(css->cgroup) != cgid)
-			continue;
-		for (killed = false; css != &watched->css && !killed; css = css->parent)
-			killed = css_is_dying(css);
-		break;
+	while ((pos = md_memcg_next(pos, watched))) {
+		if (cgroup_id(pos->css.cgroup) == cgid) {
+			killed = css_is_dying(&pos->css);
+			break;
+		}
 	}
 	rcu_read_unlock();
 	return killed;
