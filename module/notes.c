@@ -306,10 +306,9 @@ static bool md_notes_killed(u64 cgid)
  * Whether the change @note's task is making may have been counted, rightly,
  * in an ancestor of the note's memcg, the watched one, and why: the memcg
  * was dying when noted, or reparented or killed since
- * (md_note_fill_reparent()).
- * Any context, the watch's debug exception included, after the kernel's
- * counter write: which it read the folio's memcg and its dying state for
- * after any kill or offlining that moved it.
+ * (md_note_fill_reparent()).  Any context, the watch's debug exception
+ * included, after the kernel's counter write: which it read the folio's
+ * memcg and its dying state for after any kill or offlining that moved it.
  */
 enum md_reparent_race md_notes_reparent_raced(const struct md_change_note *note)
 {

@@ -154,6 +154,12 @@ static bool md_watch_paired(const struct md_watch_record *r)
 	return r->paired && r->note.point != MD_P_REPARENT;
 }
 
+/* Whether the watched memcg (@cgid's) is none of those @r's note names. */
+static bool md_watch_other_memcg(const struct md_watch_record *r, u64 cgid)
+{
+	return cgid != r->note.cgid && cgid != r->note.cgid2;
+}
+
 /*
  * Whether @r, made in the dirty accounting, disagrees with the state
  * change its task began: another size, or another counter than @cgid's
@@ -162,10 +168,8 @@ static bool md_watch_paired(const struct md_watch_record *r)
  */
 static bool md_watch_mismatch(const struct md_watch_record *r, u64 cgid)
 {
-	const struct md_change_note *n = &r->note;
-
-	return abs(r->pages) != n->pages ||
-	       (cgid != n->cgid && cgid != n->cgid2 && r->reparent_raced == MD_RACE_NONE);
+	return abs(r->pages) != r->note.pages ||
+	       (md_watch_other_memcg(r, cgid) && r->reparent_raced == MD_RACE_NONE);
 }
 
 /*
@@ -176,10 +180,8 @@ static bool md_watch_mismatch(const struct md_watch_record *r, u64 cgid)
  */
 static bool md_watch_killed(const struct md_watch_record *r, u64 cgid)
 {
-	const struct md_change_note *n = &r->note;
-
-	return md_watch_paired(r) && abs(r->pages) == n->pages &&
-	       cgid != n->cgid && cgid != n->cgid2 && r->reparent_raced == MD_RACE_KILLED;
+	return md_watch_paired(r) && abs(r->pages) == r->note.pages &&
+	       md_watch_other_memcg(r, cgid) && r->reparent_raced == MD_RACE_KILLED;
 }
 
 /*
