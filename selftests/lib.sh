@@ -166,6 +166,27 @@ md_dirty_from() {
 	md_eq "none of $2's" 0 "$(md_stat "$2" dirty)"
 }
 
+# md_watched_window P: the set-up of a window test where a syncer cleans
+# another memcg's pages.  Cgroups P, C=P/c (its pages) and T=P/t (the
+# syncer's; v2: no task in P itself), pid and cid P's and C's ids, 16384
+# pages of $MD_WORK/f dirty from C (md_dirty_from), writeback held, the
+# watch armed on P.
+md_watched_window() {
+	P=$1
+	C=$P/c
+	T=$P/t
+	md_mkcg "$P" "$C" "$T"
+	md_wait_dir "$C"
+	# shellcheck disable=SC2034 # read by the tests that source this file
+	pid=$(stat -c %i "$CG/$P")
+	cid=$(stat -c %i "$CG/$C")
+	md_diag "C: cgroup id $cid"
+	md_hold_writeback
+	md_dirty_from "$C" "$T" "$MD_WORK/f" 16384
+	echo "watch /$P" > "$MD/control"
+	md_check "the watch is armed on $P" sh -c "head -n 1 $MD/watch | grep -q '^watching /$P '"
+}
+
 # md_catch_cleaning CG FILE [FUNC [reader]]: a task in CG writes FILE back
 # in its own context (sync_file_range), FILE mapped 64 times so that each
 # cleaning walks 64 mappings, and is held inside FUNC (default

@@ -31,18 +31,7 @@ md_load_reparenting "the folio lock pins the memcg"
 [ "$(md_probe_status cleaned_io)" = attached ] || md_skip_all "cleaned_io is $(md_probe_status cleaned_io)"
 md_require_catch
 W=$MD_WORK
-P=md_rw
-C=$P/c
-T=$P/t		# the syncer's (v2: no task in P itself)
-md_mkcg $P $C $T
-md_wait_dir $C
-pid=$(stat -c %i "$CG/$P")
-cid=$(stat -c %i "$CG/$C")
-md_diag "C: cgroup id $cid"
-md_hold_writeback
-md_dirty_from $C $T "$W/f" 16384
-echo "watch /$P" > "$MD/control"
-md_check "the watch is armed on $P" sh -c "head -n 1 $MD/watch | grep -q '^watching /$P '"
+md_watched_window md_rw
 
 md_catch_cleaning $T "$W/f"
 o0=$(md_probe_hits memcg_offline)
