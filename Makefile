@@ -363,10 +363,11 @@ $(B)/bench/mdbench: bench/mdbench.c
 	@mkdir -p $(B)/bench
 	$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
 
-# the probe points with empty handlers: the floor the module is measured against
-$(B)/bench/floor-%/md_floor.ko: bench/floor/md_floor.c bench/floor/Kbuild
+# the probe points with empty (or counting-only) handlers: the floor the
+# module is measured against; it shares the module's compat layer
+$(B)/bench/floor-%/md_floor.ko: bench/floor/md_floor.c bench/floor/Kbuild module/compat.h
 	mkdir -p $(dir $@)
-	cp bench/floor/md_floor.c bench/floor/Kbuild $(dir $@)
+	cp bench/floor/md_floor.c bench/floor/Kbuild module/compat.h $(dir $@)
 	$(call kmake,$*) -C /lib/modules/$*/build M=$(CURDIR)/$(dir $@) W=$(W) modules > $(dir $@)build.log 2>&1 || \
 		{ cat $(dir $@)build.log; exit 1; }
 	@! grep -E 'warning:|error:' $(dir $@)build.log

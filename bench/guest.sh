@@ -11,7 +11,8 @@
 #   BENCH slab CGROUPS CACHE KB                   what each slab cache grew by
 #   BENCH rmmod CGROUPS SECONDS                   one unload with CGROUPS cgroups
 #   BENCH audit CGROUPS PASS_US WAIT_US MEMCGS    one pass of the audit (audit_ms)
-#   BENCH floor WORKLOAD off|floor|on ROUND VALUE UNIT  bare probes against the module
+#   BENCH floor WORKLOAD off|floor|count|on ROUND VALUE UNIT  bare and counting-only
+#                                                 probes against the module
 #   BENCH watch WORKLOAD on|watch PAIR VALUE UNIT  the module, its watch armed or not
 #   BENCH steps-ready|steps-done VARIANT ...      for bench/steps on the host, which
 #                                                 writes the "BENCH steps" records
@@ -102,9 +103,14 @@ state() {
 			echo "watch off" > "$MD/control" || exit 1
 		fi
 		;;
-	floor)
+	floor|count)
 		md_unload || exit 1
-		[ -d /sys/module/md_floor ] || insmod "$FLOOR_KO" || exit 1
+		floor_unload
+		if [ "$1" = count ]; then
+			insmod "$FLOOR_KO" count=1 || exit 1
+		else
+			insmod "$FLOOR_KO" || exit 1
+		fi
 		;;
 	*)
 		md_unload || exit 1
@@ -223,9 +229,10 @@ if want table; then
 fi
 
 # --- the floor: the same probe points with empty handlers (md_floor.ko)
-# against none and against the module, in rounds of three whose order
-# rotates, so that what attaching costs and what the module's handlers add
-# are told apart
+# and with handlers that only count pages per memcg (md_floor.ko count=1)
+# against none and against the module, in rounds of four whose order
+# rotates, so that what attaching costs, what counting at all adds and
+# what the module's handlers add are told apart
 if want floor && [ -r "$FLOOR_KO" ]; then
 	bench_setup
 	REC=floor
@@ -235,10 +242,11 @@ if want floor && [ -r "$FLOOR_KO" ]; then
 		run_workload "$w" > /dev/null || exit 1
 		p=1
 		while [ $p -le "$PAIRS" ]; do
-			case $((p % 3)) in
-			1) order="off floor on" ;;
-			2) order="floor on off" ;;
-			0) order="on off floor" ;;
+			case $((p % 4)) in
+			1) order="off floor count on" ;;
+			2) order="floor count on off" ;;
+			3) order="count on off floor" ;;
+			0) order="on off floor count" ;;
 			esac
 			for v in $order; do
 				state $v
@@ -275,11 +283,12 @@ fi
 ksym() { awk -v s="$1" '$3 == s { print $1; exit }' /proc/kallsyms; }
 if want steps; then
 	bench_setup
-	for v in off floor on; do
+	for v in off floor count on; do
 		state $v
 		case $v in
 		on) h=$(ksym md_tp_dirtied) ;;
 		floor) h=$(ksym md_floor_tp) ;;
+		count) h=$(ksym md_floor_tp_count) ;;
 		*) h=0 ;;
 		esac
 		echo "BENCH steps-ready $v $(ksym asm_exc_page_fault) ${h:-0}"

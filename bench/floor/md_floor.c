@@ -7,6 +7,16 @@
  * handlers that only count their hits, so that loaded minus unloaded is
  * what attaching costs and memcg_dirty's own handlers are what it adds on
  * top.
+ *
+ * With count=1 the handlers count instead what an exact count of dirty
+ * pages per memcg and node cannot do without: the kernel's own test of
+ * whether the mapping accounts dirty pages, the folio's memcg, a hash
+ * lookup of its entry, the folio's node and size, one per-CPU add.
+ * Nothing of what memcg_dirty does on top (its hit counters, the event
+ * sequence and in-flight windows its checks need, the v1 move check, the
+ * memcg held over a return probe's window on 7.1 and later, the watch, the
+ * shadow, fault injection), so what that costs over the bare probes is
+ * the least any handler exact per memcg could cost.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -14,9 +24,154 @@
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/hash.h>
+#include <linux/slab.h>
 #include <linux/tracepoint.h>
+#include "compat.h"
+
+static bool count;
+module_param(count, bool, 0444);
+MODULE_PARM_DESC(count, "count pages per memcg and node (default: only count hits)");
 
 static DEFINE_PER_CPU(unsigned long, md_floor_hits);
+
+/* --- count=1 ---------------------------------------------------------- */
+
+#define MD_FLOOR_HASH_BITS	12	/* as memcg_dirty's ledger */
+
+/*
+ * An entry for each memcg that existed at load, made before the probes
+ * are attached and freed after they are gone, so the handlers walk the
+ * buckets without a lock.  The memcg is a key only, never dereferenced:
+ * one freed meanwhile costs nothing but a wrong count.
+ */
+struct md_floor_entry {
+	struct hlist_node hash;
+	struct mem_cgroup *memcg;
+	long __percpu *pages;	/* per node */
+};
+
+static struct hlist_head md_floor_hash[1 << MD_FLOOR_HASH_BITS];
+static struct md_floor_entry *md_floor_entries;
+static unsigned int md_floor_nr_entries;
+/* pages of a memcg born after load, or of none */
+static DEFINE_PER_CPU(long, md_floor_unknown);
+
+static __always_inline void md_floor_count(struct folio *folio, long pages)
+{
+	struct mem_cgroup *memcg = folio_memcg(folio);
+	struct md_floor_entry *e;
+
+	hlist_for_each_entry(e, &md_floor_hash[hash_ptr(memcg, MD_FLOOR_HASH_BITS)], hash) {
+		if (e->memcg == memcg) {
+			this_cpu_add(e->pages[folio_nid(folio)], pages);
+			return;
+		}
+	}
+	this_cpu_add(md_floor_unknown, pages);
+}
+
+static void md_floor_tp_count(void *data, struct folio *folio,
+			      struct address_space *mapping)
+{
+	if (md_mapping_accounts_dirty(mapping))
+		md_floor_count(folio, folio_nr_pages(folio));
+}
+
+static void notrace md_floor_ftrace_count(unsigned long ip, unsigned long parent_ip,
+					  struct ftrace_ops *ops, struct ftrace_regs *fregs)
+{
+	struct folio *folio = (struct folio *)md_fregs_arg(fregs, 0);
+
+	preempt_disable_notrace();
+	md_floor_count(folio, -folio_nr_pages(folio));
+	preempt_enable_notrace();
+}
+
+struct md_floor_clear_io {
+	struct folio *folio;
+	bool accounts;
+};
+
+/* The folio is locked over the call: its mapping, memcg and node stay. */
+static int md_floor_entry_count(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_floor_clear_io *d = (void *)ri->data;
+
+	d->folio = (struct folio *)regs_get_kernel_argument(regs, 0);
+	d->accounts = md_mapping_accounts_dirty(folio_mapping(d->folio));
+	return 0;
+}
+
+static int md_floor_ret_count(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_floor_clear_io *d = (void *)ri->data;
+
+	if (d->accounts && (u8)regs_return_value(regs))
+		md_floor_count(d->folio, -folio_nr_pages(d->folio));
+	return 0;
+}
+
+/* Every memcg there is now, from the root down. */
+static unsigned int md_floor_walk(struct md_floor_entry *fill, unsigned int max)
+{
+	struct cgroup_subsys_state *root, *css = NULL;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	root = &mem_cgroup_from_task(&init_task)->css;
+	while (n < max && (css = css_next_descendant_pre(css, root))) {
+		if (fill)
+			fill[n].memcg = mem_cgroup_from_css(css);
+		n++;
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+static int md_floor_entries_make(void)
+{
+	unsigned int i, n = md_floor_walk(NULL, UINT_MAX) + 16;	/* and some born meanwhile */
+
+	md_floor_entries = kcalloc(n, sizeof(*md_floor_entries), GFP_KERNEL);
+	if (!md_floor_entries)
+		return -ENOMEM;
+	md_floor_nr_entries = md_floor_walk(md_floor_entries, n);
+	for (i = 0; i < md_floor_nr_entries; i++) {
+		struct md_floor_entry *e = &md_floor_entries[i];
+
+		e->pages = __alloc_percpu(nr_node_ids * sizeof(long), __alignof__(long));
+		if (!e->pages)
+			return -ENOMEM;
+		hlist_add_head(&e->hash, &md_floor_hash[hash_ptr(e->memcg, MD_FLOOR_HASH_BITS)]);
+	}
+	return 0;
+}
+
+/* What was counted, in pages: dirtied minus cleaned, summed over all. */
+static long md_floor_entries_free(void)
+{
+	long pages = 0;
+	unsigned int i;
+	int cpu, nid;
+
+	for (i = 0; i < md_floor_nr_entries; i++) {
+		struct md_floor_entry *e = &md_floor_entries[i];
+
+		if (!e->pages)
+			break;
+		for_each_possible_cpu(cpu)
+			for (nid = 0; nid < nr_node_ids; nid++)
+				pages += per_cpu_ptr(e->pages, cpu)[nid];
+		free_percpu(e->pages);
+	}
+	kfree(md_floor_entries);
+	for_each_possible_cpu(cpu)
+		pages += per_cpu(md_floor_unknown, cpu);
+	return pages;
+}
+
+/* --- count=0: hits only ------------------------------------------------ */
 
 static void md_floor_tp(void *data, struct folio *folio, struct address_space *mapping)
 {
@@ -59,6 +214,8 @@ static void md_floor_find(struct tracepoint *tp, void *priv)
 		md_floor_tp_point = tp;
 }
 
+static void *md_floor_tp_probe;
+
 static int __init md_floor_init(void)
 {
 	int ret;
@@ -68,10 +225,23 @@ static int __init md_floor_init(void)
 		pr_err("no writeback_dirty_folio tracepoint\n");
 		return -ENOENT;
 	}
-	ret = tracepoint_probe_register(md_floor_tp_point, md_floor_tp, NULL);
+	md_floor_tp_probe = md_floor_tp;
+	if (count) {
+		ret = md_floor_entries_make();
+		if (ret) {
+			pr_err("entries: %d\n", ret);
+			goto out_entries;
+		}
+		md_floor_tp_probe = md_floor_tp_count;
+		md_floor_ops.func = md_floor_ftrace_count;
+		md_floor_krp.entry_handler = md_floor_entry_count;
+		md_floor_krp.handler = md_floor_ret_count;
+		md_floor_krp.data_size = sizeof(struct md_floor_clear_io);
+	}
+	ret = tracepoint_probe_register(md_floor_tp_point, md_floor_tp_probe, NULL);
 	if (ret) {
 		pr_err("tracepoint: %d\n", ret);
-		return ret;
+		goto out_entries;
 	}
 	ret = ftrace_set_filter(&md_floor_ops, md_floor_cleaned, strlen(md_floor_cleaned), 1);
 	if (!ret)
@@ -91,8 +261,11 @@ out_kp:
 	unregister_ftrace_function(&md_floor_ops);
 	ftrace_free_filter(&md_floor_ops);
 out_tp:
-	tracepoint_probe_unregister(md_floor_tp_point, md_floor_tp, NULL);
+	tracepoint_probe_unregister(md_floor_tp_point, md_floor_tp_probe, NULL);
 	tracepoint_synchronize_unregister();
+out_entries:
+	if (count)
+		md_floor_entries_free();
 	return ret;
 }
 
@@ -104,8 +277,12 @@ static void __exit md_floor_exit(void)
 	unregister_kretprobe(&md_floor_krp);
 	unregister_ftrace_function(&md_floor_ops);
 	ftrace_free_filter(&md_floor_ops);
-	tracepoint_probe_unregister(md_floor_tp_point, md_floor_tp, NULL);
+	tracepoint_probe_unregister(md_floor_tp_point, md_floor_tp_probe, NULL);
 	tracepoint_synchronize_unregister();
+	if (count) {
+		pr_info("%ld pages dirty\n", md_floor_entries_free());
+		return;
+	}
 	for_each_possible_cpu(cpu)
 		hits += per_cpu(md_floor_hits, cpu);
 	pr_info("%lu hits\n", hits);
@@ -114,4 +291,4 @@ static void __exit md_floor_exit(void)
 module_init(md_floor_init);
 module_exit(md_floor_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("memcg_dirty benchmarks: its probe points with empty handlers");
+MODULE_DESCRIPTION("memcg_dirty benchmarks: its probe points with empty or counting-only handlers");
