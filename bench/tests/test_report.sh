@@ -62,6 +62,15 @@ if bench/report --out "$out/10k" "$out/10k.raw" > /dev/null 2>&1 &&
 else
 	fail=$((fail + 1)); echo "not ok - the 10,000 cgroups targets"
 fi
+# the floor with counting-only probes (md_floor.ko count=1): a fourth column
+sed '/^BENCH floor write_fault on 1/i BENCH floor write_fault count 1 105 cycles' \
+	bench/tests/fixture.raw > "$out/count.raw"
+if bench/report --out "$out/count" "$out/count.raw" > /dev/null 2>&1 &&
+   grep -qF "| write fault cycles | 100 cycles | 102 cycles | 105 cycles | 110 cycles | 1.020 (1.020..1.020) | 1.050 (1.050..1.050) | 1.100 (1.100..1.100) | 1.078 (1.078..1.078) |" "$out/count/results.md"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1)); echo "not ok - the floor's counting-only column"
+fi
 # a run of some sections only: the others are left out, not shown as empty
 sed '/^BENCH info kernel /a BENCH info sections floor' bench/tests/fixture.raw |
 	grep -v '^BENCH \(sample\|fix43\|scan\|scale\|slab\|steps\|rmmod\) ' > "$out/floor.raw"
