@@ -161,7 +161,7 @@ static long md_floor_entries_free(void)
 		if (!e->pages)
 			break;
 		for_each_possible_cpu(cpu)
-			for (nid = 0; nid < nr_node_ids; nid++)
+			for_each_node(nid)
 				pages += per_cpu_ptr(e->pages, cpu)[nid];
 		free_percpu(e->pages);
 	}
