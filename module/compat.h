@@ -114,4 +114,16 @@ static inline unsigned long md_fregs_arg(struct ftrace_regs *fregs, unsigned int
 #endif
 }
 
+/*
+ * The unbound system workqueue the module's work items go on: 6.17 added
+ * system_dfl_wq, and from 7.2 queueing on system_unbound_wq prints "work
+ * func ... enqueued on deprecated workqueue" on the console, which a
+ * harness that reads the console takes for a problem of ours.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 17, 0)
+#define md_wq	system_dfl_wq
+#else
+#define md_wq	system_unbound_wq
+#endif
+
 #endif /* MEMCG_DIRTY_COMPAT_H */

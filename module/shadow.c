@@ -82,7 +82,7 @@ static DECLARE_DELAYED_WORK(md_shadow_work, md_shadow_report_fn);
 
 static void md_shadow_kick(struct irq_work *work)
 {
-	queue_delayed_work(system_unbound_wq, &md_shadow_work, HZ / 10);
+	queue_delayed_work(md_wq, &md_shadow_work, HZ / 10);
 }
 
 static struct irq_work md_shadow_irq_work = IRQ_WORK_INIT(md_shadow_kick);
@@ -483,7 +483,7 @@ static void md_shadow_report_fn(struct work_struct *work)
 		gp_asking = true;
 	}
 	if (kept)
-		queue_delayed_work(system_unbound_wq, &md_shadow_work, HZ / 10);
+		queue_delayed_work(md_wq, &md_shadow_work, HZ / 10);
 
 	for (i = 0; i < n; i++) {
 		s = &batch[i];

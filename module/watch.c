@@ -97,7 +97,7 @@ static DECLARE_DELAYED_WORK(md_watch_tend_work, md_watch_tend_fn);
 
 static void md_watch_kick(struct irq_work *work)
 {
-	queue_work(system_unbound_wq, &md_watch_work);
+	queue_work(md_wq, &md_watch_work);
 }
 
 static struct irq_work md_watch_irq_work = IRQ_WORK_INIT(md_watch_kick);
@@ -359,7 +359,7 @@ static void md_watch_tend_fn(struct work_struct *work)
 			md_watch_path, md_watch_cgid, why);
 		pcpu = md_watch_disarm();
 	} else {
-		queue_delayed_work(system_unbound_wq, &md_watch_tend_work, MD_WATCH_TEND);
+		queue_delayed_work(md_wq, &md_watch_tend_work, MD_WATCH_TEND);
 	}
 out:
 	mutex_unlock(&md_watch_mutex);
@@ -441,7 +441,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 		/* under the mutex: no other caller's watch is torn down */
 		pcpu = md_watch_disarm();
 	} else {
-		queue_delayed_work(system_unbound_wq, &md_watch_tend_work, MD_WATCH_TEND);
+		queue_delayed_work(md_wq, &md_watch_tend_work, MD_WATCH_TEND);
 		pcpu = NULL;
 	}
 	mutex_unlock(&md_watch_mutex);
