@@ -55,6 +55,9 @@ MODULE_PARM_DESC(audit_watch, "a bad verdict of the audit arms the watch on its 
 static unsigned int audit_watch_s = 600;
 module_param(audit_watch_s, uint, 0600);
 MODULE_PARM_DESC(audit_watch_s, "a watch the audit armed stops after this many seconds if it named nothing (default 600; 0: when it names the code or its cgroup goes)");
+static unsigned int audit_unsynced_s = 120;
+module_param(audit_unsynced_s, uint, 0600);
+MODULE_PARM_DESC(audit_unsynced_s, "a memcg the audit finds unsynced this many seconds is reported, once (default 120; 0: never)");
 
 static void md_audit_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(md_audit_work, md_audit_fn);
@@ -78,7 +81,7 @@ static void md_audit_arm(void)
 	if (!md_audit_live)
 		return;
 	if (ms)
-		mod_delayed_work(system_unbound_wq, &md_audit_work, msecs_to_jiffies(ms));
+		mod_delayed_work(md_wq, &md_audit_work, msecs_to_jiffies(ms));
 	else
 		cancel_delayed_work(&md_audit_work);
 }
@@ -123,6 +126,11 @@ bool md_audit_arms_watch(void)
 	return READ_ONCE(audit_watch);
 }
 
+unsigned int md_audit_unsynced_s(void)
+{
+	return READ_ONCE(audit_unsynced_s);
+}
+
 void md_audit_read_stats(struct md_audit_stats *st)
 {
 	spin_lock(&md_audit_stats_lock);
@@ -150,12 +158,21 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 	unsigned int bit = BIT(c->verdict);
 	const char *path = md_audit_path(memcg, buf);
 	u64 cgid = cgroup_id(memcg->css.cgroup);
+	char node[80] = "", ledger[32], node_ledger[32];
 
+	/* an unsynced memcg's ledger has no starting point: no figure */
+	if (c->ledger_unknown) {
+		strscpy(ledger, "unknown (unsynced)", sizeof(ledger));
+		strscpy(node_ledger, ledger, sizeof(node_ledger));
+	} else {
+		snprintf(ledger, sizeof(ledger), "%ld", c->ledger);
+		snprintf(node_ledger, sizeof(node_ledger), "%ld", c->node_ledger);
+	}
 	if (!(e->audit.printed & bit)) {
 		if (__ratelimit(&md_audit_rs)) {
-			pr_warn("%s %s (id %llu) node %d: kernel %ld ledger %ld scan %ld, suspect %s\n",
+			pr_warn("%s %s (id %llu) node %d: kernel %ld ledger %s scan %ld, suspect %s\n",
 				md_verdict_names[c->verdict], path, cgid, c->nid,
-				c->node_kernel, c->node_ledger, c->node_scan,
+				c->node_kernel, node_ledger, c->node_scan,
 				md_view_names[c->suspect]);
 			e->audit.printed |= bit;
 			pass->printed++;
@@ -167,10 +184,57 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 	if (md_audit_warns() && !(e->audit.warned & bit)) {
 		e->audit.warned |= bit;
 		pass->warned++;
-		WARN(1, "memcg_dirty: audit found %s in memory cgroup %s (id %llu): kernel %ld ledger %ld scan %ld pages, suspect %s; read /sys/kernel/debug/memcg_dirty/events and the cgroup's check under cgroups/; \"watch %s\" in its control file names the code that moves the counter next\n",
-		     md_verdict_names[c->verdict], path, cgid, c->kernel, c->ledger,
-		     c->scan, md_view_names[c->suspect], path);
+		/* totals can agree while a node's do not (a count moved between nodes) */
+		if (c->node_differs)
+			snprintf(node, sizeof(node), ", on node %d kernel %ld ledger %s scan %ld",
+				 c->nid, c->node_kernel, node_ledger, c->node_scan);
+		WARN(1, "memcg_dirty: audit found %s in memory cgroup %s (id %llu): kernel %ld ledger %s scan %ld pages in all%s, suspect %s; read /sys/kernel/debug/memcg_dirty/events and the cgroup's check under cgroups/; \"watch %s\" in its control file names the code that moves the counter next\n",
+		     md_verdict_names[c->verdict], path, cgid, c->kernel, ledger,
+		     c->scan, node, md_view_names[c->suspect], path);
 	}
+}
+
+/*
+ * An unsynced memcg: its ledger has no starting point, so no quick
+ * comparison; but the resync holds its kernel count against its pages in
+ * every pass in which it is still, and a count found drifting from them
+ * (resync.c's md_resync_apart(), after MD_DRIFT_CHANGES passes: found
+ * again by construction) is a bad verdict of kernel and scan alone,
+ * reported as the others.  And one that stays unsynced audit_unsynced_s
+ * is said once, for it is audited by nothing else.  True on a bad
+ * verdict, its node in @nid.
+ */
+static bool md_audit_unsynced(struct md_entry *e, struct mem_cgroup *memcg,
+			      char *buf, struct md_audit_stats *pass, int *nid)
+{
+	unsigned int bound_s = md_audit_unsynced_s();
+	u64 now = ktime_get_ns();
+	struct md_check c;
+	bool fresh;
+
+	pass->last_unsynced++;
+	if (!e->audit.unsynced_ns)
+		e->audit.unsynced_ns = now;
+	if (e->scan.apart.drifted) {
+		md_check_memcg(e, memcg, &c, MD_CHECK_UNLOGGED);
+		if (c.verdict != MD_MISMATCH && c.verdict != MD_UNDERFLOW)
+			return false;
+		fresh = !(e->audit.printed & BIT(c.verdict));
+		md_audit_report(e, memcg, &c, buf, pass);
+		if (!fresh)
+			return false;	/* reported already */
+		pass->bad_verdicts++;
+		*nid = c.nid;
+		return true;
+	}
+	if (!bound_s || e->audit.unsynced_told ||
+	    now - e->audit.unsynced_ns < (u64)bound_s * NSEC_PER_SEC)
+		return false;
+	e->audit.unsynced_told = true;
+	pass->unsynced_long++;
+	pr_warn("unsynced %s (id %llu) for %u s: never still with its kernel count and pages in agreement, it has no ledger to compare; kernel and scan are held against each other while it stays so\n",
+		md_audit_path(memcg, buf), cgroup_id(memcg->css.cgroup), bound_s);
+	return false;
 }
 
 /* The escalation of @e found no bad verdict, or none the last one found. */
@@ -190,8 +254,12 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 {
 	struct md_quick_check q;
 	struct md_check c;
-	long gap;
+	long gap, last_gap;
 
+	if (!READ_ONCE(e->synced))
+		return md_audit_unsynced(e, memcg, buf, pass, nid);
+	e->audit.unsynced_ns = 0;
+	e->audit.unsynced_told = false;
 	md_check_quick(e, memcg, &q);
 	if (q.result == MD_QUICK_NONE)
 		return false;
@@ -210,6 +278,7 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	if (!e->audit.pending && e->audit.printed && gap == e->audit.gap &&
 	    (!md_audit_warns() || e->audit.warned))
 		return false;	/* reported already, and nothing moved */
+	last_gap = e->audit.gap;
 	e->audit.gap = gap;
 	pass->escalations++;
 	/* the first finding is not logged either: it may not last */
@@ -220,7 +289,14 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		md_audit_clear(e, pass);
 		return false;
 	}
-	if (!(e->audit.pending & BIT(c.verdict))) {
+	/*
+	 * Confirmed by the same bad verdict again, or by any bad verdict
+	 * with the same gap: a constant offset of the kernel's in a memcg
+	 * whose count swings around it reads underflow below it, mismatch
+	 * above, and may never read the same twice in a row.
+	 */
+	if (!(e->audit.pending & BIT(c.verdict)) &&
+	    !(e->audit.pending && gap == last_gap)) {
 		md_audit_clear(e, pass);
 		e->audit.pending = BIT(c.verdict);	/* the next pass escalates */
 		return false;
@@ -323,13 +399,15 @@ static void md_audit_fn(struct work_struct *work)
 	md_audit_totals.suppressed += pass.suppressed;
 	md_audit_totals.warned += pass.warned;
 	md_audit_totals.watches += pass.watches;
+	md_audit_totals.last_unsynced = pass.last_unsynced;
+	md_audit_totals.unsynced_long += pass.unsynced_long;
 	md_audit_totals.untrusted_printed |= pass.untrusted_printed;
 	spin_unlock(&md_audit_stats_lock);
 
 	mutex_lock(&md_audit_lock);
 	ms = READ_ONCE(audit_ms);
 	if (md_audit_live && ms)
-		queue_delayed_work(system_unbound_wq, &md_audit_work, msecs_to_jiffies(ms));
+		queue_delayed_work(md_wq, &md_audit_work, msecs_to_jiffies(ms));
 	mutex_unlock(&md_audit_lock);
 }
 

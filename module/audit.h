@@ -23,6 +23,8 @@ struct md_audit_stats {
 	unsigned long suppressed;	/* lines held back by the ratelimit */
 	unsigned long warned;		/* WARNs raised (audit_warn) */
 	unsigned long watches;		/* watches armed (audit_watch) */
+	unsigned long last_unsynced;	/* memcgs unsynced in the last pass */
+	unsigned long unsynced_long;	/* memcgs reported unsynced for audit_unsynced_s */
 	bool untrusted_printed;
 };
 
@@ -31,6 +33,7 @@ void md_audit_stop(void);
 unsigned int md_audit_period_ms(void);
 bool md_audit_warns(void);
 bool md_audit_arms_watch(void);
+unsigned int md_audit_unsynced_s(void);
 void md_audit_read_stats(struct md_audit_stats *st);
 
 #endif /* MEMCG_DIRTY_AUDIT_H */

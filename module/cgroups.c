@@ -126,6 +126,7 @@ static int md_check_file_show(struct seq_file *m, void *v)
 	css_put(&memcg->css);
 	seq_printf(m, "verdict %s\n", md_verdict_names[c.verdict]);
 	seq_printf(m, "kernel %ld\nledger %ld\nscan %ld\n", c.kernel, c.ledger, c.scan);
+	seq_printf(m, "ledger_known %d\n", !c.ledger_unknown);
 	seq_printf(m, "scan_age_ms %llu\n", c.scan_age_ms);
 	seq_printf(m, "suspect %s\n", md_view_names[c.suspect]);
 	seq_printf(m, "delta %ld\n", c.delta);

@@ -20,6 +20,7 @@
 #include "inject_hooks.h"
 #include "ledger.h"
 #include "memcg.h"
+#include "resync.h"
 #include "scan.h"
 #include "unit.h"
 
@@ -126,19 +127,30 @@ static bool md_unit_init(struct md_unit *u, struct md_entry *e, struct mem_cgrou
 	return u->e;
 }
 
-static void md_unit_add(struct md_unit *u, struct md_entry *e)
+/*
+ * The windows before the sequence, as md_entry_quiet() reads them.  After
+ * a check's views (@after_views), fault injection's "quiet" delay holds
+ * the two reads of the unit root's apart.
+ */
+static void md_unit_add(struct md_unit *u, struct md_entry *e, bool after_views)
 {
+	u->inflight += md_entry_inflight(e);
+	smp_rmb();		/* pairs with md_inflight_end() */
+	if (after_views && e == u->e)
+		md_delay(MD_D_QUIET);	/* not an RCU reader here: may sleep */
 	u->seq += md_entry_seq(e);
 	u->seq0 += e->scan.seq0;
 	u->seq_ref += e->scan.seq_ref;
-	u->inflight += md_entry_inflight(e);
 	u->scan_busy += e->scan.busy;
 	u->scan_valid &= e->scan.valid;
 	u->synced &= READ_ONCE(e->synced);
 }
 
-/* Sequences, windows and scan state, summed over the unit's entries. */
-static void md_unit_meta(struct md_unit *u)
+/*
+ * Sequences, windows and scan state, summed over the unit's entries;
+ * @after_views: a check's, after it read the views.
+ */
+static void md_unit_meta(struct md_unit *u, bool after_views)
 {
 	struct mem_cgroup *pos = NULL;
 	struct md_entry *e;
@@ -151,14 +163,14 @@ static void md_unit_meta(struct md_unit *u)
 	u->scan_busy = 0;
 	u->scan_valid = true;
 	u->synced = true;
-	md_unit_add(u, u->e);
+	md_unit_add(u, u->e, after_views);
 	if (!u->members)
 		return;
 	rcu_read_lock();
 	while ((pos = md_unit_member_next(u->root, pos))) {
 		e = md_entry_lookup(pos);
 		if (e)
-			md_unit_add(u, e);
+			md_unit_add(u, e, after_views);
 		else		/* nothing to compare its counters with */
 			u->synced = false;
 	}
@@ -236,19 +248,24 @@ static bool md_check_compute(struct md_check_views *v, struct md_entry *e,
 		return false;
 	if (u->root != memcg)
 		c->unit = cgroup_id(u->root->css.cgroup);
-	md_unit_meta(u);
+	md_unit_meta(u, false);
 	if (flags & MD_CHECK_SCAN) {
-		if (u->members || md_scan_age_ms() > scan_cache_ms || !u->scan_valid ||
-		    u->seq0 != u->seq) {
+		if (!u->synced) {
+			/* a memcg gone still gets its base, and a verdict, now */
+			md_scan();
+			md_resync_scanned();
+		} else if (u->members || md_scan_age_ms() > scan_cache_ms || !u->scan_valid ||
+			   u->seq0 != u->seq) {
 			md_scan();
 		} else {
 			md_scan_ref(u->e, u->seq);
 			synchronize_rcu();
 		}
-		md_unit_meta(u);
+		md_unit_meta(u, false);
 	}
 
 	c->scan_busy = u->scan_busy;
+	md_delay(MD_D_VIEWS);
 	for_each_node(nid) {
 		/* sums a carry kept running through: no verdict from them */
 		v->unsettled |= !md_unit_node(u, nid, &k, &l, &s);
@@ -271,7 +288,7 @@ static bool md_check_compute(struct md_check_views *v, struct md_entry *e,
 		}
 	}
 	smp_rmb();		/* the values before the sequence: md_entry_quiet() */
-	md_unit_meta(u);
+	md_unit_meta(u, true);
 	c->scan_age_ms = md_scan_age_ms();
 	return true;
 }
@@ -337,6 +354,27 @@ static void md_check_decide(struct md_check *c, const struct md_check_views *v,
 }
 
 /*
+ * An unsynced memcg whose kernel count the resync found drifting from its
+ * pages, pass after pass (@a, resync.c's md_resync_apart()): kernel and
+ * scan, compared without the ledger, which has no starting point.  The
+ * suspect is the view that moved in the pass that found it, or a kernel
+ * count below 0; the node's figures are that pass's.
+ */
+static void md_check_drifted(struct md_check *c, const struct md_entry_apart *a)
+{
+	c->ledger_unknown = true;
+	c->node_differs = true;
+	md_check_set_node(c, a->drift_nid, a->drift_node_kernel, 0, a->drift_node_scan);
+	c->verdict = a->drift_kernel < 0 || a->drift_node_kernel < 0 ? MD_UNDERFLOW : MD_MISMATCH;
+	if (a->kernel_moved != a->scan_moved)
+		c->suspect = a->kernel_moved ? MD_VIEW_KERNEL : MD_VIEW_SCAN;
+	else
+		c->suspect = c->verdict == MD_UNDERFLOW ? MD_VIEW_KERNEL : MD_VIEW_NONE;
+	c->delta = c->suspect == MD_VIEW_SCAN ? a->drift_scan - a->drift_kernel :
+						a->drift_kernel - a->drift_scan;
+}
+
+/*
  * The views on the node of the lowest value, where an underflow that no
  * node's views disagree on is reported: for the report only, read settled
  * moments ago.
@@ -392,7 +430,9 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		return;
 	}
 	md_check_decide(c, &v, flags);
-	if (c->verdict == MD_UNDERFLOW && !c->node_differs)
+	if (c->verdict == MD_UNSYNCED && v.u.e->scan.apart.drifted)
+		md_check_drifted(c, &v.u.e->scan.apart);
+	else if (c->verdict == MD_UNDERFLOW && !c->node_differs)
 		md_check_compute_low(&v, c);
 	if (!(flags & MD_CHECK_UNLOGGED))
 		md_check_log(v.u.e, c);
@@ -418,7 +458,7 @@ void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
 	q->result = MD_QUICK_NONE;
 	if (!md_unit_init(&u, e, memcg) || u.root != memcg)
 		return;
-	md_unit_meta(&u);
+	md_unit_meta(&u, false);
 	if (!u.synced)
 		return;
 	for_each_node(nid) {
@@ -433,7 +473,7 @@ void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
 		q->ledger += l;
 	}
 	smp_rmb();		/* the values before the sequence */
-	md_unit_meta(&u);
+	md_unit_meta(&u, false);
 	q->bound = u.seq - u.seq_ref + u.inflight;
 	q->result = abs(q->kernel - q->ledger) > q->bound || low < -q->bound ||
 		    node_gap > q->bound ? MD_QUICK_DIFFER : MD_QUICK_AGREE;
@@ -461,6 +501,7 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 	carry_seq = md_carry_begin();
 	global0 = md_kernel_dirty_global();
 	md_scan();		/* and the reference sequences */
+	md_resync_scanned();	/* memcgs gone still get their verdicts now */
 	while ((pos = md_memcg_walk(pos))) {
 		/* the sum needs every memcg, with an entry or not */
 		local_negative = false;

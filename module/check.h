@@ -40,6 +40,12 @@ struct md_check {
 	long node_kernel, node_ledger, node_scan;	/* the three on @nid */
 	u64 scan_age_ms;
 	bool negative;			/* a view below 0 on some node */
+	/*
+	 * unsynced, its kernel count found drifting from its pages
+	 * (md_check_drifted()): the verdict holds kernel and scan alone,
+	 * the node's figures are the resync's, and the ledger is unknown
+	 */
+	bool ledger_unknown;
 	/* the cgroup id of the live memcg whose unit this dying one is in */
 	u64 unit;
 };

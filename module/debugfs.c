@@ -301,6 +301,8 @@ static int md_audit_file_show(struct seq_file *m, void *v)
 		   st.printed, st.printed_audit, st.suppressed, st.warned);
 	seq_printf(m, "untrusted_printed %d\n", st.untrusted_printed);
 	seq_printf(m, "audit_watch %d\nwatches %lu\n", md_audit_arms_watch(), st.watches);
+	seq_printf(m, "audit_unsynced_s %u\nlast_unsynced %lu\nunsynced_long %lu\n",
+		   md_audit_unsynced_s(), st.last_unsynced, st.unsynced_long);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_audit_file);

@@ -37,6 +37,9 @@ static const struct {
 	[MD_D_REMOVE]		= { "remove",		false },
 	[MD_D_CARRY_READ]	= { "carry_read",	false },
 	[MD_D_WATCH_ARM]	= { "watch_arm",	false },
+	[MD_D_VIEWS]		= { "views",		false },
+	[MD_D_QUIET]		= { "quiet",		false },
+	[MD_D_LOAD_FILES]	= { "load_files",	false },
 };
 
 static unsigned long md_delay_us[MD_NR_DELAYS];

@@ -34,6 +34,9 @@ enum md_delay_point {
 	MD_D_REMOVE,		/* the change work: dead entries taken, dirs not removed */
 	MD_D_CARRY_READ,	/* a sum a carry can run through, after its sequence */
 	MD_D_WATCH_ARM,		/* the watch arming a CPU, before its start value */
+	MD_D_VIEWS,		/* a check, before it reads the views */
+	MD_D_QUIET,		/* a check after its views: windows read, not the sequence */
+	MD_D_LOAD_FILES,	/* load: the debugfs files made, no entry yet */
 	MD_NR_DELAYS,
 };
 

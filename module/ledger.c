@@ -63,6 +63,14 @@ DEFINE_PER_CPU(long, md_seq);
 static atomic_long_t md_lost_gen;
 static long md_lost_settled;
 
+/*
+ * From md_ledger_init() until md_ledger_loaded(): the debugfs files exist
+ * before every memcg has its unsynced entry and before the probes are
+ * armed, so an entry made meanwhile (a reader of summary during the load)
+ * cannot know its memcg's starting point either.
+ */
+static bool md_loading;
+
 static void md_lost_event(void)
 {
 	this_cpu_inc(md_seq);
@@ -101,7 +109,8 @@ static struct md_entry *md_entry_take(struct mem_cgroup *memcg, bool *low)
 		 * synced from the start, unless some event was lost for
 		 * want of an entry and may have been this memcg's.
 		 */
-		e->synced = atomic_long_read(&md_lost_gen) == READ_ONCE(md_lost_settled);
+		e->synced = !READ_ONCE(md_loading) &&
+			    atomic_long_read(&md_lost_gen) == READ_ONCE(md_lost_settled);
 		hlist_add_head_rcu(&e->hash, md_bucket(memcg));
 		llist_add(&e->fresh, &md_fresh);
 	}
@@ -323,7 +332,7 @@ void md_memcg_changed(void)
 	work = READ_ONCE(md_change_work);
 	if (work && !READ_ONCE(md_stopping)) {
 		md_delay(MD_D_CHANGED);
-		queue_work(system_unbound_wq, work);
+		queue_work(md_wq, work);
 	}
 	rcu_read_unlock();
 }
@@ -368,6 +377,16 @@ void md_ledger_unsync_existing(void)
 	}
 	md_ledger_list_fresh();
 	mutex_unlock(&md_mutex);
+}
+
+/*
+ * The load is done: every memcg that existed has its unsynced entry, and
+ * the probes see every event of those made from now on.  An entry made
+ * before this (md_entry_take()) started unsynced.
+ */
+void md_ledger_loaded(void)
+{
+	WRITE_ONCE(md_loading, false);
 }
 
 /*
@@ -483,6 +502,7 @@ int md_ledger_init(void)
 	int ret;
 
 	md_stopping = false;
+	md_loading = true;
 	ret = md_pool_init();
 	if (ret)
 		return ret;

@@ -56,6 +56,29 @@ struct md_pcpu {
 	long dirty[];		/* pages, indexed by node id, nr_node_ids long */
 };
 
+/*
+ * resync.c's, under md_mutex: an unsynced entry's kernel count against its
+ * scan (the offset, scan - kernel, per node) in the resync's passes that
+ * could judge it (its memcg still through the scan, no page locked), pass
+ * by pass; cleared when it is based.
+ */
+struct md_entry_apart {
+	long pages;			/* the last judged offset: sum of |node's| */
+	long net;			/* and its sum */
+	u64 since_ns;			/* since when judged passes in a row saw it; 0: none */
+	unsigned int changes;		/* judged passes in a row, each apart and not as the last */
+	bool first;			/* an offset stood: two judged passes in a row saw it */
+	long first_pages, first_net;	/* that offset, what was there at first sight */
+	bool judged;			/* a pass was judged: kernel and scan below hold */
+	long kernel, scan;		/* its totals */
+	/* kernel and scan drifted apart after the first sight: the audit reports it */
+	bool drifted;
+	bool kernel_moved, scan_moved;	/* which of the two moved in the pass that found it */
+	long drift_kernel, drift_scan;	/* totals then */
+	int drift_nid;			/* the node most apart then */
+	long drift_node_kernel, drift_node_scan;
+};
+
 /* scan.c's, under md_mutex: the last page scan and the resync's waiting */
 struct md_entry_scan {
 	long *dirty;			/* per node: pages the last scan found */
@@ -67,8 +90,7 @@ struct md_entry_scan {
 	 * set by md_scan() and md_scan_ref() only
 	 */
 	long seq_ref;
-	u64 apart_ns;			/* since when scan, kernel apart at resyncs */
-	long apart;			/* by how many pages (md_resync_apart()) */
+	struct md_entry_apart apart;	/* resync.c's (md_resync_apart()) */
 };
 
 /* check.c's, under md_mutex */
@@ -78,6 +100,8 @@ struct md_entry_check {
 
 /* audit.c's, under md_mutex */
 struct md_entry_audit {
+	u64 unsynced_ns;		/* since the first pass that found it unsynced; 0: synced */
+	bool unsynced_told;		/* its long unsynced spell was reported */
 	unsigned int strikes;		/* audits in a row that found kernel, ledger apart */
 	long gap;			/* kernel - ledger at the last escalation */
 	unsigned int pending;		/* its bad verdict (bit), to be found again */
@@ -154,6 +178,7 @@ extern struct list_head md_entries;
 int md_ledger_init(void);
 void md_ledger_set_change_work(struct work_struct *work);
 void md_ledger_unsync_existing(void);
+void md_ledger_loaded(void);
 void md_ledger_stop(void);
 void md_ledger_exit(void);
 

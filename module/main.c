@@ -50,6 +50,7 @@ static int __init md_init(void)
 		pr_err("cannot create /sys/kernel/debug/memcg_dirty: %d\n", ret);
 		goto out_ledger;
 	}
+	md_delay(MD_D_LOAD_FILES);	/* a reader may make entries now */
 	ret = md_probes_register_free();
 	if (ret)
 		goto out_debugfs;
@@ -65,6 +66,7 @@ static int __init md_init(void)
 		goto out_debugfs;
 	md_delay(MD_D_LOAD);
 	md_ledger_unsync_existing();
+	md_ledger_loaded();
 	md_cgroups_reconcile();
 	md_resync_kick();
 	md_watch_init();

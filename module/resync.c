@@ -62,37 +62,118 @@ static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg
 }
 
 /*
- * Whether a quiet unit's scan and kernel count are @offset apart (per
- * node) too briefly to be believed.  The scan counts a folio from its
- * dirty tag, set with the kernel's count; but folio_clear_dirty_for_io()
- * leaves the tag until the writeback starts, and a dirtier that sets
- * PG_dirty in between and is preempted in its gap past that start (see
- * md_scan_tagged()) leaves the folio dirty, tagged and not yet counted,
- * with no event of ours: a base taken then would count it twice, once the
- * dirtier counts it.  So the views must agree, or have stayed the same
- * distance apart for uncounted_ms (no dirtier's gap is taken to last that
- * long): a kernel count off since before the load (a bug the audit then
- * reports, or where the kernel reparents, the released memcgs'
- * leftovers, which the unit carries).  Caller holds md_mutex.
+ * Judged passes in a row, each finding kernel and scan apart and by
+ * another offset than the one before, that make a drift: a kernel count
+ * that keeps moving against the pages.  Three: one pass caught in a
+ * dirtier's gap (below) changes the offset twice, there and back.
+ */
+#define MD_DRIFT_CHANGES	3
+
+/* A drift of @e's kernel count against its scan, found in this pass. */
+static void md_resync_drift(struct md_entry *e, const long *offset, long prev_kernel,
+			    long prev_scan)
+{
+	struct md_entry_apart *a = &e->scan.apart;
+	long worst = -1;
+	int nid;
+
+	a->drifted = true;
+	a->kernel_moved = a->kernel != prev_kernel;
+	a->scan_moved = a->scan != prev_scan;
+	a->drift_kernel = a->kernel;
+	a->drift_scan = a->scan;
+	for_each_node(nid) {
+		if (abs(offset[nid]) <= worst)
+			continue;
+		worst = abs(offset[nid]);
+		a->drift_nid = nid;
+		a->drift_node_scan = e->scan.dirty[nid];
+		a->drift_node_kernel = e->scan.dirty[nid] - offset[nid];
+	}
+}
+
+/*
+ * Whether @e may not be based on this pass, in which its unit was still:
+ * its scan and kernel count are @offset apart (per node), and that is
+ * too brief to be believed, or not what was there when the module first
+ * saw the memcg.  The scan counts a folio from its dirty tag, set with
+ * the kernel's count; but folio_clear_dirty_for_io() leaves the tag until
+ * the writeback starts, and a dirtier that sets PG_dirty in between and
+ * is preempted in its gap past that start (see md_scan_tagged()) leaves
+ * the folio dirty, tagged and not yet counted, with no event of ours: a
+ * base taken then would count it twice, once the dirtier counts it.  So
+ * the views must agree, or have stood the same distance apart for
+ * uncounted_ms in judged passes in a row (no dirtier's gap is taken to
+ * last that long; a pass that could not judge starts the wait again): a
+ * kernel count off since before the load (a bug the audit then reports,
+ * or where the kernel reparents, the released memcgs' leftovers, which
+ * the unit carries).  A base takes only that first offset: one that moves
+ * on after it stood, or keeps moving pass after pass, came after the
+ * module saw the memcg, and is a drift for the audit to report
+ * (md_resync_drift()), never a base.  Caller holds md_mutex.
  */
 static bool md_resync_apart(struct md_entry *e, const long *offset)
 {
+	struct md_entry_apart *a = &e->scan.apart;
+	long pages = 0, net = 0, scan = 0, prev_kernel = a->kernel, prev_scan = a->scan;
+	bool had = a->judged, same, in_a_row = a->since_ns;
 	u64 now = ktime_get_ns();
-	long apart = 0;
 	int nid;
 
-	for_each_node(nid)
-		apart += abs(offset[nid]);
-	if (!apart) {
-		e->scan.apart_ns = 0;
+	for_each_node(nid) {
+		pages += abs(offset[nid]);
+		net += offset[nid];
+		scan += e->scan.dirty[nid];
+	}
+	a->judged = true;
+	a->scan = scan;
+	a->kernel = scan - net;
+	if (!pages) {
+		a->since_ns = 0;
+		a->pages = 0;
+		a->net = 0;
+		a->changes = 0;
 		return false;
 	}
-	if (!e->scan.apart_ns || apart != e->scan.apart) {
-		e->scan.apart_ns = now;	/* first seen so: wait */
-		e->scan.apart = apart;
+	same = pages == a->pages && net == a->net;
+	if (!same || !in_a_row) {
+		/* another offset than the last judged pass's, or a new wait */
+		if (!same && a->pages && ++a->changes >= MD_DRIFT_CHANGES && had)
+			md_resync_drift(e, offset, prev_kernel, prev_scan);
+		a->pages = pages;
+		a->net = net;
+		a->since_ns = now;
 		return true;
 	}
-	return now - e->scan.apart_ns < md_uncounted_ns();
+	a->changes = 0;
+	if (!a->first) {
+		a->first = true;
+		a->first_pages = pages;
+		a->first_net = net;
+	} else if (pages != a->first_pages || net != a->first_net) {
+		if (had)
+			md_resync_drift(e, offset, prev_kernel, prev_scan);
+		return true;
+	}
+	return a->drifted || now - a->since_ns < md_uncounted_ns();
+}
+
+/* Whether any live entry is unsynced.  Caller holds md_mutex. */
+static bool md_resync_wanted(void)
+{
+	struct md_entry *e;
+
+	list_for_each_entry(e, &md_entries, node) {
+		if (!READ_ONCE(e->dead) && !READ_ONCE(e->synced))
+			return true;
+	}
+	return false;
+}
+
+/* A pass that could not judge @e: the views' wait starts again. */
+static void md_resync_unjudged(struct md_entry *e)
+{
+	e->scan.apart.since_ns = 0;
 }
 
 /*
@@ -107,7 +188,7 @@ static void md_resync_base(struct md_entry *e, const long *events)
 	for_each_node(nid)
 		WRITE_ONCE(e->base[nid], e->scan.dirty[nid] - events[nid] -
 			   md_entry_carried_ledger(e, nid));
-	e->scan.apart_ns = 0;
+	memset(&e->scan.apart, 0, sizeof(e->scan.apart));
 }
 
 /*
@@ -176,10 +257,12 @@ static void md_resync_member_wait(struct mem_cgroup *memcg)
  * were still and the scan is its true dirty count, so
  * base = scan - events, if the kernel's count agrees (md_resync_apart()).
  * Where the kernel reparents, a live memcg's unit also takes the kernel's
- * offset then (md_resync_kernel_offset()).  Returns how many entries
- * remain unsynced.
+ * offset then (md_resync_kernel_offset()).  Caller holds md_mutex and
+ * has just scanned (md_scan()): a check that scans resyncs too, so that a
+ * memcg gone still gets its verdict there and then.  Returns how many
+ * entries remain unsynced.
  */
-int md_resync(void)
+int md_resync_scanned(void)
 {
 	struct mem_cgroup *memcg;
 	long *events, *offset;
@@ -188,6 +271,9 @@ int md_resync(void)
 	int nid, left = 0;
 	bool own_count, members_still;
 
+	lockdep_assert_held(&md_mutex);
+	if (!md_resync_wanted())
+		return 0;	/* no allocation for nothing */
 	events = kmalloc_array(nr_node_ids, sizeof(*events), GFP_KERNEL);
 	offset = kmalloc_array(nr_node_ids, sizeof(*offset), GFP_KERNEL);
 	if (!events || !offset) {
@@ -195,13 +281,12 @@ int md_resync(void)
 		kfree(events);
 		return -ENOMEM;
 	}
-	mutex_lock(&md_mutex);
-	md_scan();
 	md_delay(MD_D_RESYNC);
 	list_for_each_entry(e, &md_entries, node) {
 		if (READ_ONCE(e->dead) || READ_ONCE(e->synced))
 			continue;
 		if (!e->scan.valid || e->scan.busy) {
+			md_resync_unjudged(e);
 			left++;
 			continue;
 		}
@@ -219,13 +304,19 @@ int md_resync(void)
 		}
 		carry_seq = md_carry_begin();
 		if (own_count && !md_resync_kernel_offset(e, memcg, offset)) {
+			md_resync_unjudged(e);
 			left++;		/* carries kept running: next time */
 			goto next;
 		}
 		for_each_node(nid)
 			events[nid] = md_entry_events_dirty(e, nid);
 		/* an event since the scan began would be in events, not scan */
-		if (!md_entry_quiet(e, e->scan.seq0) || (own_count && md_resync_apart(e, offset)) ||
+		if (!md_entry_quiet(e, e->scan.seq0)) {
+			md_resync_unjudged(e);
+			left++;
+			goto next;
+		}
+		if ((own_count && md_resync_apart(e, offset)) ||
 		    (MD_KERNEL_REPARENTS && own_count && !md_resync_members(memcg, false, NULL))) {
 			left++;
 			goto next;
@@ -247,13 +338,32 @@ next:
 		if (memcg)
 			css_put(&memcg->css);
 	}
-	mutex_unlock(&md_mutex);
 	kfree(offset);
 	kfree(events);
 	return left;
 }
 
-/* Retry resynchronisation with backoff (1 s to 32 s) while any entry is unsynced. */
+/* A scan, and the resync above. */
+int md_resync(void)
+{
+	int left;
+
+	mutex_lock(&md_mutex);
+	md_scan();
+	left = md_resync_scanned();
+	mutex_unlock(&md_mutex);
+	return left;
+}
+
+/*
+ * Retry resynchronisation with backoff, 1 s to MD_RESYNC_MAX_S, while any
+ * entry is unsynced: each try is a scan of every page, and a memcg that
+ * is never still keeps its entry unsynced; but one that has gone still is
+ * based, and one whose kernel count drifts from its pages is found, within
+ * a few tries of that (docs/verdicts.md), so the wait stays short.
+ */
+#define MD_RESYNC_MAX_S		8U
+
 static void md_resync_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(md_resync_work, md_resync_fn);
 static unsigned int md_resync_delay = 1;
@@ -265,16 +375,16 @@ static void md_resync_fn(struct work_struct *work)
 		md_resync_delay = 1;
 		return;
 	}
-	md_resync_delay = min(md_resync_delay * 2, 32U);
+	md_resync_delay = min(md_resync_delay * 2, MD_RESYNC_MAX_S);
 	if (!READ_ONCE(md_resync_stopping))
-		queue_delayed_work(system_unbound_wq, &md_resync_work,
+		queue_delayed_work(md_wq, &md_resync_work,
 				   md_resync_delay * HZ);
 }
 
 void md_resync_kick(void)
 {
 	if (!READ_ONCE(md_resync_stopping))
-		mod_delayed_work(system_unbound_wq, &md_resync_work, 0);
+		mod_delayed_work(md_wq, &md_resync_work, 0);
 }
 
 void md_resync_stop(void)

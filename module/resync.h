@@ -4,6 +4,7 @@
 #define MEMCG_DIRTY_RESYNC_H
 
 int md_resync(void);
+int md_resync_scanned(void);
 void md_resync_kick(void);
 void md_resync_stop(void);
 

@@ -46,12 +46,22 @@ long md_entry_dirty_may_sleep(struct md_entry *e, int nid)
 /*
  * After reading pages with md_entry_events_dirty(): true if no event of
  * @e completed, and no return probe's window was open, since @seq was
- * read, so what was read is whole.
+ * read, so what was read is whole.  The windows before the sequence: a
+ * return handler counts its event, then closes its window
+ * (md_inflight_end()), so a window read closed has its event in the
+ * sequence read after it.  The other way round, a handler that ends
+ * between the two reads shows an old sequence and no window, and the
+ * pages read before it straddle its event (md_race_quiet.sh opens that
+ * window in a check, which reads them as here: check.c's md_unit_add()).
  */
 bool md_entry_quiet(struct md_entry *e, long seq)
 {
-	smp_rmb();		/* pairs with md_account_entry() */
-	return md_entry_seq(e) == seq && !md_entry_inflight(e);
+	long inflight;
+
+	smp_rmb();		/* the pages before the windows */
+	inflight = md_entry_inflight(e);
+	smp_rmb();		/* pairs with md_inflight_end() and md_account_entry() */
+	return !inflight && md_entry_seq(e) == seq;
 }
 
 /* Moves on every event of this memcg: the quiescence test of the checks. */

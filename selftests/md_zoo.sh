@@ -313,6 +313,8 @@ else
 	set -- $says
 	md_eq "class 5: node 0's kernel holds what moved away, suspect kernel" "0 $kept 0 kernel" \
 		"$1 $(($2 - $3)) $(($4 - $3)) $5"
+	md_check "class 5: the WARN names node 0 and its figures, not the totals alone" sh -c \
+		"dmesg | grep -q 'memcg_dirty: audit found mismatch in memory cgroup /md_zoo5 (id $id): .* pages in all, on node 0 kernel $2 ledger $3 scan $4, suspect kernel'"
 	md_watched 5 md_zoo5 md_zoo_migrate_keep_count
 	md_check "class 5: the watch lists the kernel's own move as accounted" \
 		grep -Eq " accounted (__folio_migrate_mapping|folio_migrate_mapping|__migrate_folio)$cl" "$MD/watch"
