@@ -410,21 +410,28 @@ static int md_move_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_move_data *d = (void *)ri->data;
 	struct folio *folio = page_folio(d->page);
+	struct address_space *mapping;
 	bool certain;
 
 	md_hit(MD_P_MOVED);
 	md_note_retire(d->note);
 	md_delay(MD_D_MOVED);
 	certain = md_move_untrack(d->slot);
+	mapping = folio_mapping(folio);
 	if (regs_return_value(regs) || folio_test_anon(folio) ||
-	    !md_mapping_accounts_dirty(folio_mapping(folio)) ||
+	    (mapping && !md_mapping_accounts_dirty(mapping)) ||
 	    md_inject_drop(MD_P_MOVED, d->from))
 		goto out;
+	/*
+	 * No mapping: truncated since the move.  Whether its dirty state was
+	 * touched decides before that: had it been dirty, truncation touched
+	 * it, and the move the kernel made must not go unseen.
+	 */
 	if (!certain) {
 		/* its dirty state changed around the move: do not guess */
 		md_entry_unsync(d->from);
 		md_entry_unsync(d->to);
-	} else if (folio_test_dirty(folio)) {
+	} else if (mapping && folio_test_dirty(folio)) {
 		md_account_move(d->from, d->to, folio_nid(folio), d->pages);
 	}
 out:
