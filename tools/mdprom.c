@@ -197,6 +197,10 @@ static const struct {
 	  "1 once the audit reported that probes missed hits and it gives no verdict.", 0, 0 },
 	{ "watches", "memcg_dirty_audit_watches_total", "counter",
 	  "Watches the audit armed on a memcg found bad.", 0, 0 },
+	{ "last_unsynced", "memcg_dirty_audit_last_unsynced_cgroups", "gauge",
+	  "Memcgs the last pass found unsynced: no ledger yet, kernel held against scan.", 0, 1 },
+	{ "unsynced_long", "memcg_dirty_audit_unsynced_long_total", "counter",
+	  "Memcgs reported unsynced for audit_unsynced_s seconds, once each.", 0, 1 },
 };
 
 static int prom_audit(const struct md_src *src, struct md_emit *p)

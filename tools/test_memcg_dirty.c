@@ -63,7 +63,7 @@ static const char *AUDIT =
 	"audit_ms 1000\naudit_warn 1\naudits 3600\nlast_us 2143\nlast_wait_us 1876\n"
 	"last_memcgs 7\ndiffered 4\nescalations 2\nbad_verdicts 2\nunconfirmed 1\nprinted 2\n"
 	"printed_audit 3598\nsuppressed 0\nwarned 2\nuntrusted_printed 0\naudit_watch 1\n"
-	"watches 1\n";
+	"watches 1\naudit_unsynced_s 120\nlast_unsynced 1\nunsynced_long 1\n";
 
 /* A healthy tree: root, /a, /a/b, /stat (escaped %stat), a dying /gone. */
 static void fixture_good(void)
@@ -445,6 +445,8 @@ static void test_prometheus_top(void)
 	      strstr(text, "memcg_dirty_audit_bad_verdicts_total 2\n") &&
 	      strstr(text, "memcg_dirty_audit_unconfirmed_total 1\n") &&
 	      strstr(text, "memcg_dirty_audit_warnings_total 2\n") &&
+	      strstr(text, "memcg_dirty_audit_last_unsynced_cgroups 1\n") &&
+	      strstr(text, "memcg_dirty_audit_unsynced_long_total 1\n") &&
 	      strstr(text, "memcg_dirty_module_loaded 1\n"), "the audit's state, in seconds:\n%s", text);
 	free(text);
 	put("audit", "audit_ms 1000\naudits 3\n");
