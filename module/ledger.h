@@ -137,6 +137,7 @@ struct md_entry {
 	struct mem_cgroup *memcg;	/* only while !dead */
 	u64 cgid;
 	bool dead;			/* memcg freed: unhashed, going */
+	bool offlining;			/* the kernel began offlining it (notes.c) */
 	/*
 	 * False while the ledger's starting point is unknown: the memcg
 	 * existed when the module loaded and may have had dirty pages then.

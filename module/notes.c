@@ -32,6 +32,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include "compat.h"
+#include "ledger.h"
 #include "memcg.h"
 #include "notes.h"
 
@@ -53,7 +54,6 @@ bool md_pairing;			/* armed: read inline by the handlers */
 DEFINE_STATIC_KEY_FALSE(md_pairing_key);	/* on while md_pairing may be true */
 static nodemask_t md_pair_nodes;	/* the watch's nodes, set before md_pairing */
 static struct mem_cgroup *md_pair_watched;	/* the watch's memcg, likewise */
-static atomic_long_t md_offlined;	/* memcg offlinings begun */
 
 /*
  * Pair for the watch of @watched's @nodes from now on (@watched is held
@@ -104,11 +104,8 @@ static u64 md_note_keep(const struct md_change_note *n)
  * live ancestor (7.3: get_non_dying_memcg_start()), and its offlining,
  * later, repoints the folios to the parent.  That is right only if the
  * note's memcg is a descendant of the watched one and was dying when
- * noted, or an offlining began since, or it was killed since
- * (md_notes_reparent_raced()).  The count of offlinings is read before the
- * dying state: a note that reads the count after an offlining began sees
- * its memcg killed (rmdir kills before the offlining).  The memcg is alive
- * (an RCU reader's).
+ * noted, or its own offlining began since, or it was killed since
+ * (md_notes_reparent_raced()).  The memcg is alive (an RCU reader's).
  */
 static void md_note_fill_reparent(struct md_change_note *n, struct mem_cgroup *memcg)
 {
@@ -116,8 +113,6 @@ static void md_note_fill_reparent(struct md_change_note *n, struct mem_cgroup *m
 
 	n->under_watched = MD_KERNEL_REPARENTS && memcg && watched && memcg != watched &&
 			   mem_cgroup_is_descendant(memcg, watched);
-	n->offlined = atomic_long_read(&md_offlined);
-	smp_rmb();		/* the count before the state: above */
 	n->dying = n->under_watched && css_is_dying(&memcg->css);
 }
 
@@ -197,13 +192,16 @@ void __md_note_retire(u64 order)
 }
 
 /*
- * The probe on a memcg's offlining, at its entry: before the kernel
- * repoints the memcg's folios.
+ * The probe on @memcg's offlining, at its entry: before the kernel
+ * repoints its folios, its entry says so, for md_notes_reparent_raced().
  */
-void md_note_offline(void)
+void md_note_offline(struct mem_cgroup *memcg)
 {
-	atomic_long_inc(&md_offlined);
-	smp_mb__after_atomic();	/* before the kernel repoints any folio */
+	struct md_entry *e = md_entry_lookup(memcg);
+
+	if (e)
+		WRITE_ONCE(e->offlining, true);
+	smp_mb();		/* before the kernel repoints any folio */
 }
 
 /* md_note_reparent()'s, once the watch is armed. */
@@ -276,30 +274,38 @@ bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *he
 }
 
 /*
- * Whether the memcg of cgroup id @cgid, a descendant of the watched one
- * when noted, has been killed: it is dying now (a kill of an ancestor
- * kills it too), or no longer in the watched one's subtree (released, so
- * killed long before).  The subtree is walked under RCU (the watch's debug
- * exception included; the watched memcg is held while pairing): only for
- * a change that the kernel counted in the watched memcg for a live
- * descendant's note, which a kill makes right, so rare.
+ * What became of the memcg of cgroup id @cgid, a live descendant of the
+ * watched one when noted: its offlining began (its entry says so), or it
+ * is no longer in the watched one's subtree (released, so offlined long
+ * before); or it was killed, dying now and not offlined (a kill of an
+ * ancestor kills it too); or nothing.  Its own, not any memcg's: an
+ * offlining elsewhere excuses nothing.  The subtree is walked under RCU
+ * (the watch's debug exception included; the watched memcg is held while
+ * pairing): only for a change that the kernel counted in the watched memcg
+ * for a live descendant's note, which a kill makes right, so rare.
  */
-static bool md_notes_killed(u64 cgid)
+static enum md_reparent_race md_notes_fate(u64 cgid)
 {
 	struct mem_cgroup *watched = READ_ONCE(md_pair_watched), *pos = NULL;
-	bool killed = true;
+	enum md_reparent_race fate = MD_RACE_OFFLINED;
+	struct md_entry *e;
 
 	if (!watched)
-		return false;
+		return MD_RACE_NONE;
+	smp_rmb();		/* the folio's memcg, read before: md_note_offline() */
 	rcu_read_lock();
 	while ((pos = md_memcg_next(pos, watched))) {
-		if (cgroup_id(pos->css.cgroup) == cgid) {
-			killed = css_is_dying(&pos->css);
-			break;
-		}
+		if (cgroup_id(pos->css.cgroup) != cgid)
+			continue;
+		e = md_entry_lookup(pos);
+		if (e && READ_ONCE(e->offlining))
+			fate = MD_RACE_OFFLINED;
+		else
+			fate = css_is_dying(&pos->css) ? MD_RACE_KILLED : MD_RACE_NONE;
+		break;
 	}
 	rcu_read_unlock();
-	return killed;
+	return fate;
 }
 
 /*
@@ -316,7 +322,5 @@ enum md_reparent_race md_notes_reparent_raced(const struct md_change_note *note)
 		return MD_RACE_NONE;
 	if (note->dying)
 		return MD_RACE_DYING;
-	if (atomic_long_read(&md_offlined) != note->offlined)
-		return MD_RACE_OFFLINED;
-	return md_notes_killed(note->cgid) ? MD_RACE_KILLED : MD_RACE_NONE;
+	return md_notes_fate(note->cgid);
 }

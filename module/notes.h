@@ -55,11 +55,9 @@ struct md_change_note {
 	struct md_note_held held;	/* a reparenting's, else nr 0 */
 	/*
 	 * Where the kernel reparents: whether the memcg is a descendant of
-	 * the watched one, dying when noted, and the offlinings begun by
-	 * then (md_notes_reparent_raced()).
+	 * the watched one, and dying when noted (md_notes_reparent_raced()).
 	 */
 	bool under_watched, dying;
-	unsigned long offlined;
 };
 
 /* The watch's side. */
@@ -71,7 +69,7 @@ bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *he
 enum md_reparent_race {
 	MD_RACE_NONE,		/* it may not */
 	MD_RACE_DYING,		/* the descendant was dying when noted */
-	MD_RACE_OFFLINED,	/* an offlining began since the note */
+	MD_RACE_OFFLINED,	/* its offlining began since the note */
 	MD_RACE_KILLED,		/* the descendant was killed since, not offlined */
 };
 
@@ -96,7 +94,7 @@ u64 md_note_write(enum md_point point, struct mem_cgroup *memcg,
 		  struct mem_cgroup *memcg2, long pages,
 		  const struct md_note_held *held);
 void __md_note_retire(u64 order);
-void md_note_offline(void);
+void md_note_offline(struct mem_cgroup *memcg);
 u64 __md_note_reparent(struct mem_cgroup *child, struct mem_cgroup *parent);
 
 /*

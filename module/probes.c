@@ -456,7 +456,7 @@ static int md_kp_offline(struct kprobe *p, struct pt_regs *regs)
 	struct cgroup_subsys_state *css = md_arg(regs, 0);
 
 	md_hit(MD_P_OFFLINE);
-	md_note_offline();
+	md_note_offline(mem_cgroup_from_css(css));
 	md_inject_memcg_offline(mem_cgroup_from_css(css));
 	md_memcg_changed();
 	return 0;

@@ -54,37 +54,27 @@ static struct md_untagged md_untagged[2][MD_UNTAGGED_MAX];
 static unsigned int md_untagged_nr[2], md_untagged_cur;
 
 /*
- * Whether an unlocked folio may be a dirty-accounted one, read without the
- * folio lock: shmem (swap-backed) never is; otherwise its mapping, which
- * an RCU reader may follow (inodes are freed after a grace period), says.
- */
-static bool md_scan_may_account(struct folio *folio)
-{
-	struct address_space *mapping;
-
-	if (folio_test_swapbacked(folio))
-		return false;
-	mapping = READ_ONCE(folio->mapping);
-	if (!mapping || ((unsigned long)mapping & MD_MAPPING_FLAGS))
-		return false;
-	return md_mapping_accounts_dirty(mapping);
-}
-
-/*
  * A dirty folio the scan cannot look at closely: locked by someone (a
  * writer between write_begin and write_end, writeback starting) or frozen
  * (a large folio being split).  Its state is in flux, so the scan is only a
  * lower bound for its memcg.  The memcg is read unlocked, only to find the
- * entry, never followed.  Folios that cannot be dirty-accounted (tmpfs)
- * are left out: they would keep their memcg "busy" for good.
+ * entry, never followed.  Swap-backed folios (tmpfs) are left out: they
+ * would keep their memcg "busy" for good.  Neither is the mapping
+ * followed: unlocked, the folio can be truncated and its inode, its
+ * superblock and a bdi of the superblock's own (NFS, FUSE: freed at
+ * unmount) can go while the scan looks; a folio of another mapping that
+ * does not write back (ramfs), locked in passing, only makes one scan a
+ * lower bound.
  */
 static void md_scan_busy(struct folio *folio, struct md_scan_info *info)
 {
+	struct address_space *mapping = READ_ONCE(folio->mapping);
 	struct mem_cgroup *memcg;
 	struct md_entry *e;
 	long nr;
 
-	if (!md_scan_may_account(folio))
+	if (folio_test_swapbacked(folio) || !mapping ||
+	    ((unsigned long)mapping & MD_MAPPING_FLAGS))
 		return;
 	nr = folio_nr_pages(folio);
 	info->busy += nr;
