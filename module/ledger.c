@@ -197,6 +197,15 @@ struct md_entry *md_inflight_begin_slow(struct mem_cgroup *memcg, long pages)
 	return e;
 }
 
+/* @e's starting point is lost: it needs a fresh resync.  Any context. */
+void md_entry_unsync_entry(struct md_entry *e)
+{
+	this_cpu_inc(md_seq);
+	atomic_long_inc(&e->unsyncs);	/* moves the entry's sequence */
+	smp_mb__after_atomic();		/* pairs with the resync's recheck */
+	WRITE_ONCE(e->synced, false);
+}
+
 /* A change the probes could not follow: the memcg needs a fresh resync. */
 void md_entry_unsync(struct mem_cgroup *memcg)
 {
@@ -205,12 +214,18 @@ void md_entry_unsync(struct mem_cgroup *memcg)
 	if (!memcg)
 		return;
 	e = md_entry_for_event(memcg);
-	if (!e)
-		return;
-	this_cpu_inc(md_seq);
-	atomic_long_inc(&e->unsyncs);	/* moves the entry's sequence */
-	smp_mb__after_atomic();		/* pairs with the resync's recheck */
-	WRITE_ONCE(e->synced, false);
+	if (e)
+		md_entry_unsync_entry(e);
+}
+
+/*
+ * A memcg's values went where no entry holds them (unit.c's md_carry()
+ * into a parent without one): the entry that parent gets later starts
+ * unsynced, as after a lost event, without counting one.
+ */
+void md_ledger_unsettle(void)
+{
+	atomic_long_inc(&md_lost_gen);
 }
 
 /* Migration of a dirty folio: same memcg, possibly another node. */

@@ -280,6 +280,8 @@ static __always_inline void md_inflight_end(struct md_entry *e, long pages)
 }
 
 void md_entry_unsync(struct mem_cgroup *memcg);
+void md_entry_unsync_entry(struct md_entry *e);
+void md_ledger_unsettle(void);
 void md_account_migrate(struct mem_cgroup *memcg, int from, int to,
 			long pages);
 void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,

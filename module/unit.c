@@ -44,8 +44,12 @@ long md_entry_carried_ledger(struct md_entry *e, int nid)
  * views keep summing to the same.  The release moves it all, right
  * before the kernel unlinks @memcg from its parent's children (where the
  * checks find a unit's members); the free moves whatever came after,
- * from updates that were in flight (normally nothing).  Under
- * md_hash_lock: md_memcg_released(), md_memcg_freed().
+ * from updates that were in flight (normally nothing).  An unsynced @e
+ * has no starting point: its ledger holds its events only, so the parent's
+ * is not whole either once it takes them, and goes unsynced (its next
+ * resync bases it with them); a parent without an entry starts unsynced
+ * when it gets one.  Under md_hash_lock: md_memcg_released(),
+ * md_memcg_freed().
  */
 void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
 {
@@ -55,8 +59,13 @@ void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
 	int nid;
 
 	lockdep_assert_held(&md_hash_lock);
-	if (!pe)
-		return;		/* the parent has no entry: it starts unsynced */
+	if (!pe) {
+		if (parent)
+			md_ledger_unsettle();
+		return;
+	}
+	if (!READ_ONCE(e->synced) && READ_ONCE(pe->synced))
+		md_entry_unsync_entry(pe);
 	write_seqcount_begin(&md_carry_seq);
 	for_each_node(nid) {
 		kernel = md_kernel_dirty_node(memcg, nid) + md_entry_carried_kernel(e, nid);
