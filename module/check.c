@@ -148,7 +148,9 @@ static void md_unit_add(struct md_unit *u, struct md_entry *e, bool after_views)
 
 /*
  * Sequences, windows and scan state, summed over the unit's entries;
- * @after_views: a check's, after it read the views.
+ * @after_views: a check's, after it read the views.  The members are
+ * found anew each time: a child killed while a check scans joins the unit
+ * there, its changes counted by the kernel in the root from the kill on.
  */
 static void md_unit_meta(struct md_unit *u, bool after_views)
 {
@@ -163,11 +165,11 @@ static void md_unit_meta(struct md_unit *u, bool after_views)
 	u->scan_busy = 0;
 	u->scan_valid = true;
 	u->synced = true;
+	u->members = false;
 	md_unit_add(u, u->e, after_views);
-	if (!u->members)
-		return;
 	rcu_read_lock();
 	while ((pos = md_unit_member_next(u->root, pos))) {
+		u->members = true;
 		e = md_entry_lookup(pos);
 		if (e)
 			md_unit_add(u, e, after_views);
@@ -195,9 +197,7 @@ static bool md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
 		*k = md_kernel_dirty_node(u->root, nid) + md_entry_carried_kernel(u->e, nid);
 		*l = md_entry_dirty_may_sleep(u->e, nid) + md_entry_carried_ledger(u->e, nid);
 		*s = u->e->scan.dirty[nid];
-		if (!u->members)
-			continue;
-		rcu_read_lock();
+		rcu_read_lock();	/* the members as they are now: md_unit_meta() */
 		while ((pos = md_unit_walk_next(&w))) {
 			*k += md_kernel_dirty_node(pos, nid);
 			e = md_entry_lookup(pos);
@@ -365,13 +365,12 @@ static void md_check_drifted(struct md_check *c, const struct md_entry_apart *a)
 	c->ledger_unknown = true;
 	c->node_differs = true;
 	md_check_set_node(c, a->drift_nid, a->drift_node_kernel, 0, a->drift_node_scan);
-	c->verdict = a->drift_kernel < 0 || a->drift_node_kernel < 0 ? MD_UNDERFLOW : MD_MISMATCH;
+	c->verdict = a->kernel < 0 || a->drift_node_kernel < 0 ? MD_UNDERFLOW : MD_MISMATCH;
 	if (a->kernel_moved != a->scan_moved)
 		c->suspect = a->kernel_moved ? MD_VIEW_KERNEL : MD_VIEW_SCAN;
 	else
 		c->suspect = c->verdict == MD_UNDERFLOW ? MD_VIEW_KERNEL : MD_VIEW_NONE;
-	c->delta = c->suspect == MD_VIEW_SCAN ? a->drift_scan - a->drift_kernel :
-						a->drift_kernel - a->drift_scan;
+	c->delta = c->suspect == MD_VIEW_SCAN ? a->scan - a->kernel : a->kernel - a->scan;
 }
 
 /*

@@ -40,6 +40,7 @@ static const struct {
 	[MD_D_VIEWS]		= { "views",		false },
 	[MD_D_QUIET]		= { "quiet",		false },
 	[MD_D_LOAD_FILES]	= { "load_files",	false },
+	[MD_D_OFFLINE]		= { "offline",		true },
 };
 
 static unsigned long md_delay_us[MD_NR_DELAYS];

@@ -70,12 +70,11 @@ struct md_entry_apart {
 	bool first;			/* an offset stood: two judged passes in a row saw it */
 	long first_pages, first_net;	/* that offset, what was there at first sight */
 	bool judged;			/* a pass was judged: kernel and scan below hold */
-	long kernel, scan;		/* its totals */
+	long kernel, scan;		/* the last judged pass's totals */
 	/* kernel and scan drifted apart after the first sight: the audit reports it */
 	bool drifted;
 	bool kernel_moved, scan_moved;	/* which of the two moved in the pass that found it */
-	long drift_kernel, drift_scan;	/* totals then */
-	int drift_nid;			/* the node most apart then */
+	int drift_nid;			/* the node most apart then, and its two views */
 	long drift_node_kernel, drift_node_scan;
 };
 
@@ -147,6 +146,7 @@ struct md_entry {
 	/* pages in return probes' windows (md_inflight_begin()) */
 	atomic_long_t inflight;
 	atomic_long_t unsyncs;		/* md_entry_unsync() calls */
+	atomic_long_t carries;		/* md_carry()s into or out of it (unit.c) */
 	struct md_pcpu __percpu *pcpu;
 	long *base;			/* per node: dirty pages before the events */
 	/*

@@ -458,6 +458,7 @@ static int md_kp_offline(struct kprobe *p, struct pt_regs *regs)
 	md_hit(MD_P_OFFLINE);
 	md_note_offline(mem_cgroup_from_css(css));
 	md_inject_memcg_offline(mem_cgroup_from_css(css));
+	md_delay(MD_D_OFFLINE);	/* killed, its folios not yet repointed */
 	md_memcg_changed();
 	return 0;
 }

@@ -80,8 +80,6 @@ static void md_resync_drift(struct md_entry *e, const long *offset, long prev_ke
 	a->drifted = true;
 	a->kernel_moved = a->kernel != prev_kernel;
 	a->scan_moved = a->scan != prev_scan;
-	a->drift_kernel = a->kernel;
-	a->drift_scan = a->scan;
 	for_each_node(nid) {
 		if (abs(offset[nid]) <= worst)
 			continue;

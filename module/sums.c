@@ -72,7 +72,7 @@ long md_entry_seq(struct md_entry *e)
 
 	for (ev = 0; ev < MD_NR_EVENTS; ev++)
 		seq += md_entry_event(e, ev);
-	return seq + atomic_long_read(&e->unsyncs);
+	return seq + atomic_long_read(&e->unsyncs) + atomic_long_read(&e->carries);
 }
 
 long md_entry_event(struct md_entry *e, enum md_event ev)

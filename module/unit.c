@@ -66,6 +66,13 @@ void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
 	}
 	if (!READ_ONCE(e->synced) && READ_ONCE(pe->synced))
 		md_entry_unsync_entry(pe);
+	/*
+	 * An event of both: their views change with no probe's event, and a
+	 * check that compares with a scan it did not make (summary) must see
+	 * them moved
+	 */
+	atomic_long_inc(&e->carries);
+	atomic_long_inc(&pe->carries);
 	write_seqcount_begin(&md_carry_seq);
 	for_each_node(nid) {
 		kernel = md_kernel_dirty_node(memcg, nid) + md_entry_carried_kernel(e, nid);
