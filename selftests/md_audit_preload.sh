@@ -31,7 +31,7 @@ mark=$(dmesg | wc -l)
 secs() { awk '{ printf "%d\n", $1 }' /proc/uptime; }
 
 # KIND CGROUP: a worker of KIND in CGROUP until $W/stop.CGROUP's name or
-# $W/stop exists, pausing 0.3 s every few rounds
+# $W/stop exists, pausing 0.5 s every other round
 worker() {
 	n=$(echo "$2" | tr / _)
 	f=$W/$n
@@ -45,7 +45,7 @@ worker() {
 		trunc) mdfile write $f 48; : > $f ;;
 		esac
 		i=\$((i + 1))
-		[ \$((i % 3)) = 0 ] && sleep 0.3
+		[ \$((i % 2)) = 0 ] && sleep 0.5
 	done" > /dev/null 2>&1 &
 }
 
