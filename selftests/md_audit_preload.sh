@@ -37,7 +37,7 @@ worker() {
 	f=$W/$n
 	sh -c "echo \$\$ > $CG/$2/cgroup.procs
 	i=0
-	while [ ! -e $W/stop ] && [ ! -e $W/stop.$n ]; do
+	while [ -d $W ] && [ ! -e $W/stop ] && [ ! -e $W/stop.$n ]; do
 		case $1 in
 		write) mdfile write $f.\$((i % 4)) 64 ;;
 		fsync) mdfile fsync $f 32 ;;
@@ -136,7 +136,7 @@ else
 	md_in_cg md_pl/a2 mdfile write "$W/a2bug" 4
 	ida=$(stat -c %i "$CG/md_pl/a2")
 	echo "memcg_dirty selftest: expected audit warnings begin" > /dev/kmsg
-	(while [ ! -e "$W/stop" ]; do
+	(while [ -d "$W" ] && [ ! -e "$W/stop" ]; do
 		echo "phantom $W/a2bug 0" > /sys/kernel/debug/md_zoo/trigger
 		echo "phantom $W/root 0" > /sys/kernel/debug/md_zoo/trigger
 		sleep 1

@@ -28,18 +28,21 @@ md_hold_writeback
 echo 360000 > /proc/sys/vm/dirty_writeback_centisecs
 md_in_cg md_ud mdfile write "$W/ud" 8
 # a writer that dirties and removes files without a pause
-md_in_cg md_ub sh -c "while [ ! -e $W/stop ]; do mdfile write $W/ub 16; rm -f $W/ub; done" &
+md_in_cg md_ub sh -c "while [ -d $W ] && [ ! -e $W/stop ]; do mdfile write $W/ub 16; rm -f $W/ub; done" &
 writer=$!
 md_check "md_zoo loads" insmod "$zoo_ko"
 # the bug recurs from before the load: one phantom page a second
-(while [ ! -e "$W/stop_ud" ]; do
+(while [ -d "$W" ] && [ ! -e "$W/stop_ud" ]; do
 	echo "phantom $W/ud 0" > /sys/kernel/debug/md_zoo/trigger
 	sleep 1
 done) &
 bug=$!
 sleep 1.5
-md_load audit_ms=200 audit_warn=1 audit_unsynced_s=10 ||
+if ! md_load audit_ms=200 audit_warn=1 audit_unsynced_s=10; then
+	touch "$W/stop" "$W/stop_ud"
+	wait
 	md_skip_all "cannot load memcg_dirty with audit_ms=200 audit_warn=1 audit_unsynced_s=10"
+fi
 md_wait_dir md_ud
 md_wait_dir md_ub
 idd=$(stat -c %i "$CG/md_ud")

@@ -14,16 +14,17 @@
 md_require_writers
 md_require_ko
 W=$MD_WORK
-md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
+# where the kernel does not reparent, skip before any writer starts
+md_load_reparenting "a child is carried into its parent only where the kernel reparents"
+md_unload || md_skip_all "memcg_dirty cannot be unloaded"
 md_mkcg md_cu md_cu/r
 sync
 # dirty pages at the load, cleaned (removed) after it: the ledger of
 # md_cu/r, events only, ends below its kernel count by what it held then
-md_in_cg md_cu/r sh -c "while [ ! -e $W/stop ]; do mdfile write $W/r 16; rm -f $W/r; done" &
+md_in_cg md_cu/r sh -c "while [ -d $W ] && [ ! -e $W/stop ]; do mdfile write $W/r 16; rm -f $W/r; done" &
 writer=$!
 sleep 1
-md_load_reparenting "a child is carried into its parent only where the kernel reparents" \
-	audit_ms=1000 audit_warn=1
+md_load audit_ms=1000 audit_warn=1 || { touch "$W/stop"; wait $writer; md_skip_all "cannot load memcg_dirty with audit_ms=1000 audit_warn=1"; }
 mark=$(dmesg | wc -l)
 id=$(stat -c %i "$CG/md_cu")
 md_wait_dir md_cu/r
