@@ -21,10 +21,13 @@ md_mkcg md_cu md_cu/r
 sync
 # dirty pages at the load, cleaned (removed) after it: the ledger of
 # md_cu/r, events only, ends below its kernel count by what it held then
+# (two of them, so that no scan finds md_cu/r still)
 md_in_cg md_cu/r sh -c "while [ -d $W ] && [ ! -e $W/stop ]; do mdfile write $W/r 16; rm -f $W/r; done" &
 writer=$!
+md_in_cg md_cu/r sh -c "while [ -d $W ] && [ ! -e $W/stop ]; do mdfile write $W/s 16; rm -f $W/s; done" &
+writer2=$!
 sleep 1
-md_load audit_ms=1000 audit_warn=1 || { touch "$W/stop"; wait $writer; md_skip_all "cannot load memcg_dirty with audit_ms=1000 audit_warn=1"; }
+md_load audit_ms=1000 audit_warn=1 || { touch "$W/stop"; wait; md_skip_all "cannot load memcg_dirty with audit_ms=1000 audit_warn=1"; }
 mark=$(dmesg | wc -l)
 id=$(stat -c %i "$CG/md_cu")
 md_wait_dir md_cu/r
@@ -33,7 +36,7 @@ md_check "md_cu synced, md_cu/r not" md_poll 300 sh -c \
 md_eq "md_cu/r unsynced (busy since before the load)" 0 "$(md_stat md_cu/r synced)"
 echo "memcg_dirty selftest: expected audit warnings begin" > /dev/kmsg
 touch "$W/stop"
-wait $writer
+wait $writer $writer2
 sync
 md_rmcg md_cu/r
 md_check "md_cu/r released" md_poll 300 sh -c "! grep -q '/md_cu/r ' $MD/summary"
