@@ -499,6 +499,26 @@ md_has_event() {
 # nor memcg_dirty is loaded; SKIP if it is missing or will not unload.
 md_zoo_ready() {
 	zoo_ko=${MEMCG_DIRTY_ZOO:-$md_here/bin/md_zoo.ko}
+	[ -r "$zoo_ko" ] ||
+		md_skip_all "no md_zoo.ko: it is built with the module in a clone (build/KVER/zoo/), never packaged"
+	[ ! -d /sys/module/md_zoo ] || rmmod md_zoo || md_skip_all "md_zoo is loaded and cannot be unloaded"
+	md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
+}
+
+# md_zoo_one_page CGROUP: the zoo ready (md_zoo_ready), writeback held,
+# CGROUP made and $MD_WORK/t one page of it (one page, so one page per
+# folio) written back once; the zoo not loaded yet.  W set, and Z, the
+# zoo's debugfs directory.
+md_zoo_one_page() {
+	md_zoo_ready
+	W=$MD_WORK
+	# shellcheck disable=SC2034 # read by the tests that source this file
+	Z=/sys/kernel/debug/md_zoo
+	md_hold_writeback
+	md_mkcg "$1"
+	md_in_cg "$1" dd if=/dev/zero of="$W/t" bs=4096 count=1 2> /dev/null
+	sync
+}
 
 # md_zoo_gap_start FILE INDEX MS: the zoo's class 9, a dirtier asleep in
 # its gap on page INDEX of FILE for MS ms, in the background
@@ -511,11 +531,6 @@ md_zoo_gap_start() {
 	# shellcheck disable=SC2034 # read by the tests that source this file
 	md_gap_pid=$!
 	md_poll 100 md_zoo_gap_open
-}
-	[ -r "$zoo_ko" ] ||
-		md_skip_all "no md_zoo.ko: it is built with the module in a clone (build/KVER/zoo/), never packaged"
-	[ ! -d /sys/module/md_zoo ] || rmmod md_zoo || md_skip_all "md_zoo is loaded and cannot be unloaded"
-	md_unload || md_skip_all "memcg_dirty is loaded and cannot be unloaded"
 }
 
 # md_reload ARGS...: unload and load again with module parameters.

@@ -24,14 +24,7 @@
 md_require_writers
 md_require_ko
 mark=$(dmesg | wc -l)
-md_zoo_ready
-W=$MD_WORK
-Z=/sys/kernel/debug/md_zoo
-md_hold_writeback
-md_mkcg md_tag
-# one page, so one page per folio
-md_in_cg md_tag dd if=/dev/zero of="$W/t" bs=4096 count=1 2> /dev/null
-sync
+md_zoo_one_page md_tag
 if ! md_check "md_zoo loads" insmod "$zoo_ko"; then
 	md_finish
 fi

@@ -16,14 +16,7 @@
 . ./lib.sh
 md_require_writers
 md_require_ko
-md_zoo_ready
-W=$MD_WORK
-Z=/sys/kernel/debug/md_zoo
-md_hold_writeback
-md_mkcg md_tt
-# one page, so one page per folio, written back once
-md_in_cg md_tt dd if=/dev/zero of="$W/t" bs=4096 count=1 2> /dev/null
-sync
+md_zoo_one_page md_tt
 md_check "md_zoo loads" insmod "$zoo_ko" || md_finish
 
 # busy WHILE_FILE: a writer in md_tt until WHILE_FILE goes
