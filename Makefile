@@ -347,7 +347,7 @@ check-bugs:
 # the matrix), unless BASELINE=1 or MD_BUILD= names another build, and the
 # CLI; the script's own variables pass through.  Not part of check: hours
 # under TCG, run in parts (docs/testing.md, docs/field.md).
-FSTESTS_VARS := FS TESTS LONG BASELINE COUNT LIMIT FRESH FSTESTS MODARGS MD_BUILD MEM SMP
+FSTESTS_VARS := FS TESTS LONG BASELINE COUNT LIMIT FRESH FSTESTS MODARGS HUNG MD_BUILD MEM SMP
 from_user = $(filter command line environment%,$(origin $(1)))
 check-fstests:
 	@kv="$(if $(call from_user,KVER),$(KVER),6.1.0-57-amd64)"; \
