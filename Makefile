@@ -23,6 +23,11 @@
 #   make check-secureboot        that guest under Secure Boot: shim, grub, the
 #                                DKMS key enrolled as a MOK (not part of check)
 #   make kernels                 the kernel matrix, and newer Debian kernels
+#   make check-fstests [KVER=... FS=... TESTS=... BASELINE=1 COUNT=N]
+#                                fstests with the audit on (or without the
+#                                module), each test in a memcg of its own, in
+#                                QEMU; resumes where the last part stopped
+#                                (not part of check; docs/testing.md)
 
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 # Kernels with headers installed, newest last; the default is the running
@@ -224,7 +229,7 @@ $(CHECKPATCH):
 
 # The shell scripts, with shellcheck at warning level: -x follows what a
 # script sources (selftests' lib.sh, bench's defaults.sh), found beside it.
-SH_SCRIPTS := $(filter-out scripts/kernels.list scripts/boot-runner,$(wildcard scripts/*)) $(wildcard selftests/*.sh selftests/vm/* bench/run bench/steps bench/*.sh \
+SH_SCRIPTS := $(filter-out scripts/kernels.list scripts/fstests.list scripts/boot-runner,$(wildcard scripts/*)) $(wildcard selftests/*.sh selftests/vm/* bench/run bench/steps bench/*.sh \
 	bench/tests/*.sh packaging/prometheus/tests/run packaging/prometheus/tests/fixture)
 lint-sh:
 	@command -v shellcheck > /dev/null || { echo "lint needs shellcheck: make deps"; exit 1; }
@@ -337,6 +342,21 @@ check-bugs:
 	@scripts/check-bugs
 	@scripts/proof-record check-bugs $(PROOF_T0) $$(awk '/^[^#]/ && NF { n = split($$2, l, ","); for (i = 1; i <= n; i++) print l[i] "-bugs" }' kernels/bugs/list | sort -u)
 
+# The filesystems' regression suite with the audit on (scripts/check-fstests):
+# the module for each kernel asked for (KVER=, default 6.1.0-57-amd64; all:
+# the matrix), unless BASELINE=1 or MD_BUILD= names another build, and the
+# CLI; the script's own variables pass through.  Not part of check: hours
+# under TCG, run in parts (docs/testing.md, docs/field.md).
+FSTESTS_VARS := FS TESTS LONG BASELINE COUNT LIMIT FRESH FSTESTS MODARGS HUNG MD_BUILD MEM SMP
+from_user = $(filter command line environment%,$(origin $(1)))
+check-fstests:
+	@kv="$(if $(call from_user,KVER),$(KVER),6.1.0-57-amd64)"; \
+	[ "$$kv" != all ] || kv=$$(scripts/kernels-list | tr '\n' ' '); \
+	if [ "$(BASELINE)" != 1 ] && [ -z "$(MD_BUILD)" ]; then \
+		for k in $$kv; do $(MAKE) --no-print-directory $(B)/$$k/memcg_dirty.ko || exit 1; done; fi; \
+	$(MAKE) --no-print-directory $(B)/helpers/memcg-dirty && \
+	scripts/check-fstests KVER="$$kv" $(foreach v,$(FSTESTS_VARS),$(if $(call from_user,$(v)),'$(v)=$($(v))'))
+
 # deps first, then a new make: KVER is only known once headers are installed
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
@@ -397,4 +417,4 @@ $(B)/bench/kbuild.tar: $(BENCH_SRC)/.extracted
 .PHONY: kernels bench bench-tools all module modules-all helpers cli unit fuzz fuzz-long fuzz-corpus prom clean install deps \
 	install-module install-tools tools deb dkms-install dkms-uninstall \
 	dkms-check lint lint-sh vm-check check demo demo-run vm debug-kernel check-debug check-bugs check-audit \
-	check-secureboot check-system check-system-all test-boot-runner
+	check-secureboot check-system check-system-all test-boot-runner check-fstests
