@@ -101,6 +101,8 @@ static int md_stat_show(struct seq_file *m, void *v)
 			kernel_carried += md_entry_carried_kernel(e, nid);
 		}
 		seq_printf(m, "carried %ld\nkernel_carried %ld\n", ledger_carried, kernel_carried);
+		seq_printf(m, "kernel_carried_unseen %ld\n",
+			   READ_ONCE(e->scan.kernel_carried_unseen));
 	}
 	/* 0: carries kept running through the _hier sums, which may be off */
 	seq_printf(m, "hier_settled %d\n", settled);

@@ -68,7 +68,21 @@ struct md_entry_apart {
 	u64 since_ns;			/* since when judged passes in a row saw it; 0: none */
 	unsigned int changes;		/* judged passes in a row, each apart and not as the last */
 	bool first;			/* an offset stood: two judged passes in a row saw it */
-	long first_pages, first_net;	/* that offset, what was there at first sight */
+	/*
+	 * that offset, what was there at first sight, and the offsets of the
+	 * members that joined since (first_pages -1: their nodes' sum unknown)
+	 */
+	long first_pages, first_net;
+	long first_kernel, first_scan;	/* the views then, as kernel and scan below */
+	/*
+	 * a synced unit root made to wait for a dying member: first_* are not
+	 * seen but known, the offset it had (none) plus the member's
+	 * (md_resync_join()); no other is taken
+	 */
+	bool expected;
+	/* or a member's offset was never seen: the one taken is said so */
+	bool unseen;
+	bool joined;			/* a dying member: its offset went to its root's */
 	bool judged;			/* a pass was judged: kernel and scan below hold */
 	long kernel, scan;		/* the last judged pass's totals */
 	/* kernel and scan drifted apart after the first sight: the audit reports it */
@@ -90,6 +104,8 @@ struct md_entry_scan {
 	 */
 	long seq_ref;
 	struct md_entry_apart apart;	/* resync.c's (md_resync_apart()) */
+	/* kernel offset a unit root took from members never seen at rest */
+	long kernel_carried_unseen;
 };
 
 /* check.c's, under md_mutex */
@@ -147,6 +163,7 @@ struct md_entry {
 	atomic_long_t inflight;
 	atomic_long_t unsyncs;		/* md_entry_unsync() calls */
 	atomic_long_t carries;		/* md_carry()s into or out of it (unit.c) */
+	atomic_t unsynced_in;		/* of them, unsynced ones into it synced */
 	struct md_pcpu __percpu *pcpu;
 	long *base;			/* per node: dirty pages before the events */
 	/*

@@ -22,8 +22,8 @@
 
 /*
  * @offset (per node): the unit of @memcg (@e's; live where the kernel
- * reparents) scanned less its kernel count, which md_resync_apart()
- * judges.  Where the kernel reparents, a memcg released while the module
+ * reparents) scanned (@scan) less its kernel count, which
+ * md_resync_apart() judges.  Where the kernel reparents, a memcg released while the module
  * was not loaded left its live ancestor's own counter off by what it held:
  * the updates of its folios went on in the ancestor, while its own
  * counter, which held their increments, went with it.  Nothing can tell
@@ -34,7 +34,7 @@
  * false if the last read still had one run through it.
  */
 static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg,
-				    long *offset)
+				    long *offset, long *scan)
 {
 	struct md_unit_walk w;
 	struct mem_cgroup *pos;
@@ -43,17 +43,20 @@ static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg
 
 	md_unit_walk_begin(&w, memcg, MD_UNIT_MEMBERS);
 	do {
-		for_each_node(nid)
-			offset[nid] = e->scan.dirty[nid] - md_kernel_dirty_node(memcg, nid) -
+		for_each_node(nid) {
+			scan[nid] = e->scan.dirty[nid];
+			offset[nid] = scan[nid] - md_kernel_dirty_node(memcg, nid) -
 				      md_entry_carried_kernel(e, nid);
+		}
 		rcu_read_lock();
 		while ((pos = md_unit_walk_next(&w))) {
 			m = md_entry_lookup(pos);
 			for_each_node(nid) {
 				offset[nid] -= md_kernel_dirty_node(pos, nid);
-				if (m)
-					offset[nid] += m->scan.dirty[nid] -
-						       md_entry_carried_kernel(m, nid);
+				if (!m)
+					continue;
+				scan[nid] += m->scan.dirty[nid];
+				offset[nid] += m->scan.dirty[nid] - md_entry_carried_kernel(m, nid);
 			}
 		}
 		rcu_read_unlock();
@@ -70,8 +73,8 @@ static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg
 #define MD_DRIFT_CHANGES	3
 
 /* A drift of @e's kernel count against its scan, found in this pass. */
-static void md_resync_drift(struct md_entry *e, const long *offset, long prev_kernel,
-			    long prev_scan)
+static void md_resync_drift(struct md_entry *e, const long *offset, const long *scan,
+			    long prev_kernel, long prev_scan)
 {
 	struct md_entry_apart *a = &e->scan.apart;
 	long worst = -1;
@@ -85,8 +88,8 @@ static void md_resync_drift(struct md_entry *e, const long *offset, long prev_ke
 			continue;
 		worst = abs(offset[nid]);
 		a->drift_nid = nid;
-		a->drift_node_scan = e->scan.dirty[nid];
-		a->drift_node_kernel = e->scan.dirty[nid] - offset[nid];
+		a->drift_node_scan = scan[nid];
+		a->drift_node_kernel = scan[nid] - offset[nid];
 	}
 }
 
@@ -110,10 +113,10 @@ static void md_resync_drift(struct md_entry *e, const long *offset, long prev_ke
  * module saw the memcg, and is a drift for the audit to report
  * (md_resync_drift()), never a base.  Caller holds md_mutex.
  */
-static bool md_resync_apart(struct md_entry *e, const long *offset)
+static bool md_resync_apart(struct md_entry *e, const long *offset, const long *scan)
 {
 	struct md_entry_apart *a = &e->scan.apart;
-	long pages = 0, net = 0, scan = 0, prev_kernel = a->kernel, prev_scan = a->scan;
+	long pages = 0, net = 0, total = 0, prev_kernel = a->kernel, prev_scan = a->scan;
 	bool had = a->judged, same, in_a_row = a->since_ns;
 	u64 now = ktime_get_ns();
 	int nid;
@@ -121,12 +124,12 @@ static bool md_resync_apart(struct md_entry *e, const long *offset)
 	for_each_node(nid) {
 		pages += abs(offset[nid]);
 		net += offset[nid];
-		scan += e->scan.dirty[nid];
+		total += scan[nid];
 	}
 	a->judged = true;
-	a->scan = scan;
-	a->kernel = scan - net;
-	if (!pages) {
+	a->scan = total;
+	a->kernel = total - net;
+	if (!pages && !(a->expected && a->first_net)) {
 		a->since_ns = 0;
 		a->pages = 0;
 		a->net = 0;
@@ -137,7 +140,7 @@ static bool md_resync_apart(struct md_entry *e, const long *offset)
 	if (!same || !in_a_row) {
 		/* another offset than the last judged pass's, or a new wait */
 		if (!same && a->pages && ++a->changes >= MD_DRIFT_CHANGES && had)
-			md_resync_drift(e, offset, prev_kernel, prev_scan);
+			md_resync_drift(e, offset, scan, prev_kernel, prev_scan);
 		a->pages = pages;
 		a->net = net;
 		a->since_ns = now;
@@ -148,10 +151,18 @@ static bool md_resync_apart(struct md_entry *e, const long *offset)
 		a->first = true;
 		a->first_pages = pages;
 		a->first_net = net;
-	} else if (pages != a->first_pages || net != a->first_net) {
+		a->first_kernel = a->kernel;
+		a->first_scan = a->scan;
+	} else if ((a->first_pages >= 0 && pages != a->first_pages) || net != a->first_net) {
+		/* the view that moved is the one that moved since then */
 		if (had)
-			md_resync_drift(e, offset, prev_kernel, prev_scan);
+			md_resync_drift(e, offset, scan, a->first_kernel, a->first_scan);
 		return true;
+	}
+	if (a->expected) {
+		/* known, not first seen: no wait; a drift undone is over */
+		a->drifted = false;
+		return false;
 	}
 	return a->drifted || now - a->since_ns < md_uncounted_ns();
 }
@@ -234,8 +245,87 @@ static bool md_resync_members(struct mem_cgroup *root, bool commit, long *events
 	return still;
 }
 
+/* What the last scan found in @re's unit (of @root).  Under RCU. */
+static long md_resync_unit_scan(struct md_entry *re, struct mem_cgroup *root)
+{
+	struct mem_cgroup *pos;
+	struct md_entry *m;
+	long pages = 0;
+	int nid;
+
+	for_each_node(nid)
+		pages += re->scan.dirty[nid];
+	for (pos = NULL; (pos = md_unit_member_next(root, pos));) {
+		m = md_entry_lookup(pos);
+		if (m)
+			for_each_node(nid)
+				pages += m->scan.dirty[nid];
+	}
+	return pages;
+}
+
+/*
+ * A dying member @m, unsynced, joins the unit of its live ancestor @re's
+ * memcg (@root): the offset it brings was seen, or not, by this module
+ * while it was a live unit root itself, and stood then (principle 1,
+ * docs/verdicts.md: what was seen is never absorbed again).  A synced
+ * root is made to resync with it (md_resync_members()) and may take just
+ * that: its own offset was carried when it synced, so none, plus the
+ * member's (@re's first offset, expected: held to it by
+ * md_resync_apart(), so that a kernel that moves the counts at the
+ * offlining, or anywhere in the unit until the root is based again, is a
+ * drift the audit reports).  A root that is unsynced and has an offset
+ * that stood already holds the member's on top of it from now on.  A
+ * member whose offset was never seen (busy from before the load to its
+ * removal) leaves nothing to hold the root to: the root takes what it
+ * finds, said in its stat (kernel_carried_unseen).  Each member joins
+ * once: one that joined a member of a unit that it now shares with that
+ * member's root is in that member's offset already.  Caller holds
+ * md_mutex and the RCU read lock.
+ */
+static void md_resync_join(struct md_entry *m, struct md_entry *re, struct mem_cgroup *root)
+{
+	struct md_entry_apart *ma = &m->scan.apart, *ra = &re->scan.apart;
+	/* an offset that stood, or none: views that agreed in its last pass */
+	bool seen = !ma->drifted && (ma->first || (ma->judged && !ma->pages));
+
+	if (ma->joined)
+		return;
+	ma->joined = true;
+	if (READ_ONCE(re->synced)) {
+		memset(ra, 0, sizeof(*ra));
+		if (seen) {
+			ra->expected = true;
+			ra->first = true;
+			ra->first_pages = ma->first ? ma->first_pages : 0;
+			ra->first_net = ma->first ? ma->first_net : 0;
+			ra->first_scan = md_resync_unit_scan(re, root);
+			ra->first_kernel = ra->first_scan - ra->first_net;
+		} else {
+			ra->unseen = true;
+		}
+		md_entry_unsync(root);
+		return;
+	}
+	if (!ra->first)
+		return;		/* its first sight, to come, takes the member in */
+	if (seen && !ma->first) {
+		return;		/* none */
+	} else if (seen) {
+		/* net only: per node, the two offsets may cancel */
+		ra->first_pages = -1;
+		ra->first_net += ma->first_net;
+		ra->first_kernel -= ma->first_net;
+	} else {
+		ra->first = false;
+		ra->expected = false;
+		ra->unseen = true;
+		ra->since_ns = 0;
+	}
+}
+
 /* A dying member found unsynced: its root resyncs with it (above). */
-static void md_resync_member_wait(struct mem_cgroup *memcg)
+static void md_resync_member_wait(struct md_entry *m, struct mem_cgroup *memcg)
 {
 	struct mem_cgroup *root;
 	struct md_entry *re;
@@ -243,9 +333,20 @@ static void md_resync_member_wait(struct mem_cgroup *memcg)
 	rcu_read_lock();
 	root = md_unit_root(memcg);
 	re = md_entry_lookup(root);
-	if (re && READ_ONCE(re->synced))
-		md_entry_unsync(root);
+	if (re)
+		md_resync_join(m, re, root);
 	rcu_read_unlock();
+}
+
+/* An offset taken with a member never seen at rest, said in @e's stat. */
+static void md_resync_said_unseen(struct md_entry *e, const long *offset)
+{
+	long net = 0;
+	int nid;
+
+	for_each_node(nid)
+		net += offset[nid];
+	WRITE_ONCE(e->scan.kernel_carried_unseen, e->scan.kernel_carried_unseen + net);
 }
 
 /*
@@ -263,10 +364,11 @@ static void md_resync_member_wait(struct mem_cgroup *memcg)
 int md_resync_scanned(void)
 {
 	struct mem_cgroup *memcg;
-	long *events, *offset;
+	long *events, *offset, *scan;
 	struct md_entry *e;
 	unsigned int carry_seq;
 	int nid, left = 0;
+	struct md_entry_apart apart;
 	bool own_count, members_still;
 
 	lockdep_assert_held(&md_mutex);
@@ -274,7 +376,9 @@ int md_resync_scanned(void)
 		return 0;	/* no allocation for nothing */
 	events = kmalloc_array(nr_node_ids, sizeof(*events), GFP_KERNEL);
 	offset = kmalloc_array(nr_node_ids, sizeof(*offset), GFP_KERNEL);
-	if (!events || !offset) {
+	scan = kmalloc_array(nr_node_ids, sizeof(*scan), GFP_KERNEL);
+	if (!events || !offset || !scan) {
+		kfree(scan);
 		kfree(offset);
 		kfree(events);
 		return -ENOMEM;
@@ -296,12 +400,18 @@ int md_resync_scanned(void)
 		memcg = md_entry_pin(e);
 		own_count = memcg && !(MD_KERNEL_REPARENTS && css_is_dying(&memcg->css));
 		if (MD_KERNEL_REPARENTS && memcg && !own_count) {
-			md_resync_member_wait(memcg);	/* synced with its root */
+			md_resync_member_wait(e, memcg);	/* synced with its root */
 			left++;
 			goto next;
 		}
+		/*
+		 * an unsynced child carried in: the offset it brought was
+		 * never seen in this unit, unless a member's wait expects it
+		 */
+		if (atomic_xchg(&e->unsynced_in, 0) && !e->scan.apart.expected)
+			e->scan.apart.unseen = true;
 		carry_seq = md_carry_begin();
-		if (own_count && !md_resync_kernel_offset(e, memcg, offset)) {
+		if (own_count && !md_resync_kernel_offset(e, memcg, offset, scan)) {
 			md_resync_unjudged(e);
 			left++;		/* carries kept running: next time */
 			goto next;
@@ -314,11 +424,12 @@ int md_resync_scanned(void)
 			left++;
 			goto next;
 		}
-		if ((own_count && md_resync_apart(e, offset)) ||
+		if ((own_count && md_resync_apart(e, offset, scan)) ||
 		    (MD_KERNEL_REPARENTS && own_count && !md_resync_members(memcg, false, NULL))) {
 			left++;
 			goto next;
 		}
+		apart = e->scan.apart;
 		md_resync_base(e, events);
 		members_still = !(MD_KERNEL_REPARENTS && own_count) ||
 				md_resync_members(memcg, true, events);
@@ -328,14 +439,18 @@ int md_resync_scanned(void)
 		    (MD_KERNEL_REPARENTS && md_carry_retry(carry_seq))) {
 			/* an event, or a carry through the unit: next time */
 			WRITE_ONCE(e->synced, false);
+			e->scan.apart = apart;	/* what was seen still holds */
 			left++;
 		} else if (MD_KERNEL_REPARENTS && own_count) {
 			md_entry_carry_offset(e, offset);
+			if (apart.unseen)
+				md_resync_said_unseen(e, offset);
 		}
 next:
 		if (memcg)
 			css_put(&memcg->css);
 	}
+	kfree(scan);
 	kfree(offset);
 	kfree(events);
 	return left;

@@ -47,7 +47,7 @@ long md_entry_carried_ledger(struct md_entry *e, int nid)
  * from updates that were in flight (normally nothing).  An unsynced @e
  * has no starting point: its ledger holds its events only, so the parent's
  * is not whole either once it takes them, and goes unsynced (its next
- * resync bases it with them); a parent without an entry starts unsynced
+ * resync bases it with them, unsynced_in says why); a parent without an entry starts unsynced
  * when it gets one.  Under md_hash_lock: md_memcg_released(),
  * md_memcg_freed().
  */
@@ -64,8 +64,10 @@ void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
 			md_ledger_unsettle();
 		return;
 	}
-	if (!READ_ONCE(e->synced) && READ_ONCE(pe->synced))
+	if (!READ_ONCE(e->synced) && READ_ONCE(pe->synced)) {
+		atomic_inc(&pe->unsynced_in);
 		md_entry_unsync_entry(pe);
+	}
 	/*
 	 * An event of both: their views change with no probe's event, and a
 	 * check that compares with a scan it did not make (summary) must see

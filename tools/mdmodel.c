@@ -472,8 +472,9 @@ long long md_cgroup_scan(const struct md_src *s, const struct md_row *r)
  * kernel_dirty_hier, then dirty_node<N> and kernel_dirty_node<N> per node),
  * then one total per accounting event in its own order (dirtied, cleaned_io,
  * ...), then dirtied_uncharged (not an event of the cgroup: folios that had
- * none), synced (a state), carried and kernel_carried (pages, where the
- * kernel reparents) and hier_settled (a state).  So the events are every
+ * none), synced (a state), carried, kernel_carried and
+ * kernel_carried_unseen (pages, where the kernel reparents) and
+ * hier_settled (a state).  So the events are every
  * other key, in file order, and an event the module gains is exported
  * without a change here.
  * A repeated key counts once, with its first value, as md_kv_get() reads it.
@@ -482,7 +483,7 @@ int md_event_total(const struct md_kvs *k, size_t i, long long *v)
 {
 	static const char * const not_events[] = { "dirty", "dirty_hier", "kernel_dirty",
 		"kernel_dirty_hier", "dirtied_uncharged", "synced", "carried", "kernel_carried",
-		"hier_settled" };
+		"kernel_carried_unseen", "hier_settled" };
 	const char *key = k->kv[i].key;
 	size_t j;
 

@@ -53,7 +53,8 @@ static const char *STAT =
 	"dirty 10\ndirty_hier 10\nkernel_dirty 10\nkernel_dirty_hier 10\n"
 	"dirty_node0 10\nkernel_dirty_node0 10\ndirtied 100\ncleaned_io 90\n"
 	"cancelled 0\nremoved_dirty 0\nmigrated 0\nmoved_in 0\nmoved_out 0\n"
-	"dirtied_uncharged 0\nsynced 1\ncarried 0\nkernel_carried 0\nhier_settled 1\n";
+	"dirtied_uncharged 0\nsynced 1\ncarried 0\nkernel_carried 0\nkernel_carried_unseen 0\n"
+	"hier_settled 1\n";
 
 static const char *CHECK_OK =
 	"verdict ok\nkernel 10\nledger 10\nscan 10\nscan_age_ms 5\nsuspect none\n"
@@ -294,6 +295,7 @@ static void test_prometheus(void)
 	CHECK(strstr(text, "memcg_dirty_probe_missed_total{point=\"dirtied\"} 0"), "probe misses");
 	CHECK(strstr(text, "memcg_dirty_anomalies_logged{kind=\"mismatch\"} 1"), "anomalies");
 	CHECK(!strstr(text, "event=\"carried\"") && !strstr(text, "event=\"kernel_carried\"") &&
+	      !strstr(text, "event=\"kernel_carried_unseen\"") &&
 	      !strstr(text, "event=\"hier_settled\""), "states and carried pages are no events");
 	free(text);
 
