@@ -11,6 +11,12 @@
  *   mdfile dsync   FILE PAGES        O_DSYNC write: each page written back
  *                                    as it is written (dirty count near 0)
  *   mdfile dontneed FILE             posix_fadvise(DONTNEED) over the file
+ *   mdfile dontcache FILE PAGES      uncached buffered writes (pwritev2
+ *                                    RWF_DONTCACHE, 6.14 on) of PAGES fresh
+ *                                    pages, in writes of 16 pages: writeback
+ *                                    starts at once and the folios leave the
+ *                                    cache when it ends; exit 4 if the kernel
+ *                                    or the filesystem refuses the flag
  *   mdfile direct  FILE PAGES        O_DIRECT write over the first PAGES pages
  *   mdfile migrate FILE NODE         map the file, move_pages() it to NODE;
  *                                    prints "moved N of M"
@@ -79,6 +85,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -130,6 +137,38 @@ static void do_write(const char *file, long pages, int sync, int flags)
 		die("fsync", file);
 	close(fd);
 	free(buf);
+}
+
+#ifndef RWF_DONTCACHE
+#define RWF_DONTCACHE	0x00000080	/* include/uapi/linux/fs.h, 6.14 */
+#endif
+
+static void do_dontcache(const char *file, long pages)
+{
+	const long chunk = 16;
+	struct iovec iov;
+	long i, n;
+	int fd = open(file, O_WRONLY | O_CREAT, 0644);
+
+	iov.iov_len = chunk * page_size;
+	iov.iov_base = malloc(iov.iov_len);
+	if (fd < 0 || !iov.iov_base)
+		die("open", file);
+	memset(iov.iov_base, 0x5a, iov.iov_len);
+	for (i = 0; i < pages; i += chunk) {
+		n = pages - i < chunk ? pages - i : chunk;
+		iov.iov_len = n * page_size;
+		if (pwritev2(fd, &iov, 1, i * page_size, RWF_DONTCACHE) == (ssize_t)iov.iov_len)
+			continue;
+		if (errno == EOPNOTSUPP || errno == EINVAL) {
+			fprintf(stderr, "mdfile: RWF_DONTCACHE refused on %s: %s\n", file,
+				strerror(errno));
+			exit(4);
+		}
+		die("pwritev2 RWF_DONTCACHE", file);
+	}
+	close(fd);
+	free(iov.iov_base);
 }
 
 static char *map_file(const char *file, long pages, int prot, int *fdp)
@@ -795,6 +834,8 @@ int main(int argc, char **argv)
 		do_mmap(argv[2], parse_count(argv[3]), 0);
 	else if (argc == 3 && !strcmp(argv[1], "dontneed"))
 		do_dontneed(argv[2]);
+	else if (argc == 4 && !strcmp(argv[1], "dontcache"))
+		do_dontcache(argv[2], parse_count(argv[3]));
 	else if (argc == 4 && !strcmp(argv[1], "direct"))
 		do_direct(argv[2], parse_count(argv[3]));
 	else if (argc == 4 && !strcmp(argv[1], "migrate"))
@@ -825,7 +866,8 @@ int main(int argc, char **argv)
 		start_wb_on(argv[4], parse_count(argv[5]));
 	} else {
 		fprintf(stderr, "usage: mdfile write|fsync|dsync|mmap|mmapnosync FILE PAGES |\n"
-				"       dontneed FILE | direct FILE PAGES | migrate FILE NODE |\n"
+				"       dontneed FILE | dontcache FILE PAGES | direct FILE PAGES |\n"
+				"       migrate FILE NODE |\n"
 				"       nodes FILE | largedirty FILE PAGES | folios FILE |\n"
 				"       mapwait FILE PAGES SECS | hog MB |\n"
 				"       readloop FILE SECS | fifohog CPU BUSY_US IDLE_US SECS |\n"
