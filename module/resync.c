@@ -23,12 +23,13 @@
 /*
  * @offset (per node): the unit of @memcg (@e's; live where the kernel
  * reparents) scanned (@scan) less its kernel count, which
- * md_resync_apart() judges.  Where the kernel reparents, a memcg released while the module
- * was not loaded left its live ancestor's own counter off by what it held:
- * the updates of its folios went on in the ancestor, while its own
- * counter, which held their increments, went with it.  Nothing can tell
- * that from a bug before the load, so a sync takes the kernel's counters
- * as they are, as it takes the ledger's base: the unit carries @offset.
+ * md_resync_apart() judges.  Where the kernel reparents, a memcg released
+ * while the module was not loaded left its live ancestor's own counter
+ * off by what it held: the updates of its folios went on in the ancestor,
+ * while its own counter, which held their increments, went with it.
+ * Nothing can tell that from a bug before the load, so a sync takes the
+ * kernel's counters as they are, as it takes the ledger's base: the unit
+ * carries @offset.
  * Caller holds md_mutex and a reference on @memcg.  Read again if a carry
  * moved values inside the unit meanwhile, at most MD_CARRY_TRIES times:
  * false if the last read still had one run through it.
@@ -338,17 +339,6 @@ static void md_resync_member_wait(struct md_entry *m, struct mem_cgroup *memcg)
 	rcu_read_unlock();
 }
 
-/* An offset taken with a member never seen at rest, said in @e's stat. */
-static void md_resync_said_unseen(struct md_entry *e, const long *offset)
-{
-	long net = 0;
-	int nid;
-
-	for_each_node(nid)
-		net += offset[nid];
-	WRITE_ONCE(e->scan.kernel_carried_unseen, e->scan.kernel_carried_unseen + net);
-}
-
 /*
  * Give unsynced entries a starting point: scan, and where the memcg had no
  * event at all from the start of the scan until its events are read (its
@@ -443,8 +433,10 @@ int md_resync_scanned(void)
 			left++;
 		} else if (MD_KERNEL_REPARENTS && own_count) {
 			md_entry_carry_offset(e, offset);
+			/* taken with a member never seen at rest: said in the stat */
 			if (apart.unseen)
-				md_resync_said_unseen(e, offset);
+				WRITE_ONCE(e->scan.kernel_carried_unseen,
+					   e->scan.kernel_carried_unseen + apart.net);
 		}
 next:
 		if (memcg)

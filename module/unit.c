@@ -47,9 +47,9 @@ long md_entry_carried_ledger(struct md_entry *e, int nid)
  * from updates that were in flight (normally nothing).  An unsynced @e
  * has no starting point: its ledger holds its events only, so the parent's
  * is not whole either once it takes them, and goes unsynced (its next
- * resync bases it with them, unsynced_in says why); a parent without an entry starts unsynced
- * when it gets one.  Under md_hash_lock: md_memcg_released(),
- * md_memcg_freed().
+ * resync bases it with them, unsynced_in says why); a parent without an
+ * entry starts unsynced when it gets one.  Under md_hash_lock:
+ * md_memcg_released(), md_memcg_freed().
  */
 void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
 {
