@@ -52,11 +52,11 @@ static bool md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
 			e = md_entry_lookup(pos);
 			for_each_node(nid) {
 				if (e) {	/* and what freed descendants left */
-					*ledger += md_entry_dirty(e, nid) +
-						   md_entry_carried_ledger(e, nid);
-					*kernel += md_entry_carried_kernel(e, nid);
+					*ledger += md_entry_ledger(e, MD_C_DIRTY, nid) +
+						   md_entry_carried_ledger(e, MD_C_DIRTY, nid);
+					*kernel += md_entry_carried_kernel(e, MD_C_DIRTY, nid);
 				}
-				*kernel += md_kernel_dirty_node(pos, nid);
+				*kernel += md_kernel_node(pos, MD_C_DIRTY, nid);
 			}
 		}
 		rcu_read_unlock();
@@ -78,16 +78,16 @@ static int md_stat_show(struct seq_file *m, void *v)
 		return -ENOENT;		/* freed while the file was open */
 
 	for_each_node(nid) {
-		ledger += md_entry_dirty(e, nid);
-		kernel += md_kernel_dirty_node(memcg, nid);
+		ledger += md_entry_ledger(e, MD_C_DIRTY, nid);
+		kernel += md_kernel_node(memcg, MD_C_DIRTY, nid);
 	}
 	settled = md_subtree_dirty(memcg, &hl, &hk);
 	seq_printf(m, "dirty %ld\ndirty_hier %ld\n", ledger, hl);
 	seq_printf(m, "kernel_dirty %ld\nkernel_dirty_hier %ld\n", kernel, hk);
 	for_each_node(nid) {
-		seq_printf(m, "dirty_node%d %ld\n", nid, md_entry_dirty(e, nid));
+		seq_printf(m, "dirty_node%d %ld\n", nid, md_entry_ledger(e, MD_C_DIRTY, nid));
 		seq_printf(m, "kernel_dirty_node%d %ld\n", nid,
-			   md_kernel_dirty_node(memcg, nid));
+			   md_kernel_node(memcg, MD_C_DIRTY, nid));
 	}
 	for (ev = 0; ev < MD_NR_EVENTS; ev++)
 		seq_printf(m, "%s %ld\n", md_event_names[ev], md_entry_event(e, ev));
@@ -97,8 +97,8 @@ static int md_stat_show(struct seq_file *m, void *v)
 	seq_printf(m, "synced %d\n", READ_ONCE(e->synced));
 	if (MD_KERNEL_REPARENTS) {
 		for_each_node(nid) {
-			ledger_carried += md_entry_carried_ledger(e, nid);
-			kernel_carried += md_entry_carried_kernel(e, nid);
+			ledger_carried += md_entry_carried_ledger(e, MD_C_DIRTY, nid);
+			kernel_carried += md_entry_carried_kernel(e, MD_C_DIRTY, nid);
 		}
 		seq_printf(m, "carried %ld\nkernel_carried %ld\n", ledger_carried, kernel_carried);
 		seq_printf(m, "kernel_carried_unseen %ld\n",

@@ -180,12 +180,13 @@ static void md_unit_meta(struct md_unit *u, bool after_views)
 }
 
 /*
- * The unit's three views on @nid: the root's, read where it may sleep, and
+ * The unit's three views of counter @ctr on @nid: the root's, read where it may sleep, and
  * its members'.  Read again if a carry moved values between the unit's
  * entries meanwhile, at most MD_CARRY_TRIES times: false if the last read
  * still had one run through it, and its sums cannot be compared.
  */
-static bool md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
+static bool md_unit_node(struct md_unit *u, enum md_counter ctr, int nid,
+			 long *k, long *l, long *s)
 {
 	struct md_unit_walk w;
 	struct mem_cgroup *pos;
@@ -194,18 +195,19 @@ static bool md_unit_node(struct md_unit *u, int nid, long *k, long *l, long *s)
 	md_unit_walk_begin(&w, u->root, MD_UNIT_MEMBERS);
 	do {
 		md_delay(MD_D_CARRY_READ);
-		*k = md_kernel_dirty_node(u->root, nid) + md_entry_carried_kernel(u->e, nid);
-		*l = md_entry_dirty_may_sleep(u->e, nid) + md_entry_carried_ledger(u->e, nid);
-		*s = u->e->scan.dirty[nid];
+		*k = md_kernel_node(u->root, ctr, nid) + md_entry_carried_kernel(u->e, ctr, nid);
+		*l = md_entry_ledger_may_sleep(u->e, ctr, nid) +
+		     md_entry_carried_ledger(u->e, ctr, nid);
+		*s = u->e->scan.pages[md_cn(ctr, nid)];
 		rcu_read_lock();	/* the members as they are now: md_unit_meta() */
 		while ((pos = md_unit_walk_next(&w))) {
-			*k += md_kernel_dirty_node(pos, nid);
+			*k += md_kernel_node(pos, ctr, nid);
 			e = md_entry_lookup(pos);
 			if (!e)
 				continue;
-			*k += md_entry_carried_kernel(e, nid);
-			*l += md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
-			*s += e->scan.dirty[nid];
+			*k += md_entry_carried_kernel(e, ctr, nid);
+			*l += md_entry_ledger(e, ctr, nid) + md_entry_carried_ledger(e, ctr, nid);
+			*s += e->scan.pages[md_cn(ctr, nid)];
 		}
 		rcu_read_unlock();
 	} while (md_unit_walk_again(&w));
@@ -268,7 +270,7 @@ static bool md_check_compute(struct md_check_views *v, struct md_entry *e,
 	md_delay(MD_D_VIEWS);
 	for_each_node(nid) {
 		/* sums a carry kept running through: no verdict from them */
-		v->unsettled |= !md_unit_node(u, nid, &k, &l, &s);
+		v->unsettled |= !md_unit_node(u, MD_C_DIRTY, nid, &k, &l, &s);
 		/* an unsynced ledger holds only the events since load */
 		c->negative |= k < 0 || (u->synced && l < 0);
 		if (min(k, l) < v->low) {
@@ -382,7 +384,7 @@ static void md_check_compute_low(struct md_check_views *v, struct md_check *c)
 {
 	long k, l, s;
 
-	md_unit_node(&v->u, v->low_nid, &k, &l, &s);
+	md_unit_node(&v->u, MD_C_DIRTY, v->low_nid, &k, &l, &s);
 	md_check_set_node(c, v->low_nid, k, l, s);
 }
 
@@ -461,7 +463,7 @@ void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
 	if (!u.synced)
 		return;
 	for_each_node(nid) {
-		if (!md_unit_node(&u, nid, &k, &l, &s)) {
+		if (!md_unit_node(&u, MD_C_DIRTY, nid, &k, &l, &s)) {
 			q->result = MD_QUICK_NONE;	/* carries kept running through */
 			return;
 		}
@@ -498,14 +500,14 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 	memset(g, 0, sizeof(*g));
 	seq0 = md_total_seq();
 	carry_seq = md_carry_begin();
-	global0 = md_kernel_dirty_global();
+	global0 = md_kernel_global(MD_C_DIRTY);
 	md_scan();		/* and the reference sequences */
 	md_resync_scanned();	/* memcgs gone still get their verdicts now */
 	while ((pos = md_memcg_walk(pos))) {
 		/* the sum needs every memcg, with an entry or not */
 		local_negative = false;
 		for_each_node(nid) {
-			kernel = md_kernel_dirty_node(pos, nid);
+			kernel = md_kernel_node(pos, MD_C_DIRTY, nid);
 			local_negative |= kernel < 0;
 			g->kernel_sum += kernel;
 		}
@@ -517,8 +519,8 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 			for_each_node(nid) {
 				/* an unsynced ledger holds only the events since load */
 				local_negative |= READ_ONCE(e->synced) &&
-						  md_entry_dirty(e, nid) < 0;
-				g->kernel_sum += md_entry_carried_kernel(e, nid);
+						  md_entry_ledger(e, MD_C_DIRTY, nid) < 0;
+				g->kernel_sum += md_entry_carried_kernel(e, MD_C_DIRTY, nid);
 			}
 		}
 		/* where units fold memcgs, a local value may be below 0 */
@@ -530,7 +532,7 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 		if (c.verdict > g->worst)
 			g->worst = c.verdict;
 	}
-	g->kernel_global = md_kernel_dirty_global();
+	g->kernel_global = md_kernel_global(MD_C_DIRTY);
 	/* strict only if nothing moved anywhere while we summed */
 	g->sum_settled = seq0 == md_total_seq() && global0 == g->kernel_global &&
 			 !md_carry_retry(carry_seq);

@@ -54,25 +54,33 @@ int md_debugfs_rename(struct dentry *dentry, const char *name)
 #endif
 }
 
+const enum node_stat_item md_counter_items[MD_NR_COUNTERS] = {
+	[MD_C_DIRTY]	= NR_FILE_DIRTY,
+};
+
+const char * const md_counter_names[MD_NR_COUNTERS] = {
+	[MD_C_DIRTY]	= "dirty",
+};
+
 /*
- * md_dirty_slot is NR_FILE_DIRTY's slot in a memcg's per-node, per-CPU
- * array, found by md_dirty_slot_find() and checked by md_compat_init();
- * md_kernel_dirty_slot() is where it is, on this kernel (memcg.c sums it).
+ * md_slots[c] is counter @c's slot in a memcg's per-node, per-CPU array,
+ * found by md_slot_find() and checked by md_compat_init(); md_kernel_slot()
+ * is where it is, on this kernel (memcg.c sums it).
  */
-static unsigned int md_dirty_slot;
+static unsigned int md_slots[MD_NR_COUNTERS];
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 11, 0)
 /* struct lruvec_stats_percpu is in memcontrol.h, indexed by the stat item */
-long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid)
+long __percpu *md_kernel_slot(struct mem_cgroup *memcg, enum md_counter c, int nid)
 {
-	return &memcg->nodeinfo[nid]->lruvec_stats_percpu->state[md_dirty_slot];
+	return &memcg->nodeinfo[nid]->lruvec_stats_percpu->state[md_slots[c]];
 }
 
-static int md_dirty_slot_find(unsigned int shift)
+static int md_slot_find(enum md_counter c, unsigned int shift)
 {
-	if (NR_FILE_DIRTY + shift >= NR_VM_NODE_STAT_ITEMS)
+	if (md_counter_items[c] + shift >= NR_VM_NODE_STAT_ITEMS)
 		return -EINVAL;
-	md_dirty_slot = NR_FILE_DIRTY + shift;
+	md_slots[c] = md_counter_items[c] + shift;
 	return 0;
 }
 #else
@@ -86,11 +94,11 @@ static int md_dirty_slot_find(unsigned int shift)
  * kp.addr first (kernel/kprobes.c, register_kprobe()).  Needs
  * CONFIG_KALLSYMS_ALL, which Debian's kernels have.
  */
-long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid)
+long __percpu *md_kernel_slot(struct mem_cgroup *memcg, enum md_counter c, int nid)
 {
 	long __percpu *state = (long __percpu *)memcg->nodeinfo[nid]->lruvec_stats_percpu;
 
-	return &state[md_dirty_slot];
+	return &state[md_slots[c]];
 }
 
 /*
@@ -122,9 +130,10 @@ static int md_stats_index_check(const u8 *index)
 	return node;
 }
 
-static int md_dirty_slot_find(unsigned int shift)
+static int md_slot_find(enum md_counter c, unsigned int shift)
 {
 	struct kprobe kp = { .symbol_name = "mem_cgroup_stats_index" };
+	enum node_stat_item item = md_counter_items[c];
 	const u8 *index;
 	int ret, node;
 
@@ -142,12 +151,12 @@ static int md_dirty_slot_find(unsigned int shift)
 		pr_err("mem_cgroup_stats_index is not the table this module reads (u8, slots 0..n-1, node items first, U8_MAX untracked): refusing to load\n");
 		return -EINVAL;
 	}
-	if (index[NR_FILE_DIRTY] == U8_MAX || index[NR_FILE_DIRTY] + shift >= node) {
-		pr_err("mem_cgroup_stats_index: NR_FILE_DIRTY has no slot among the %d per-node ones: refusing to load\n",
-		       node);
+	if (index[item] == U8_MAX || index[item] + shift >= node) {
+		pr_err("mem_cgroup_stats_index: the %s counter (item %d) has no slot among the %d per-node ones: refusing to load\n",
+		       md_counter_names[c], item, node);
 		return -EINVAL;
 	}
-	md_dirty_slot = index[NR_FILE_DIRTY] + shift;
+	md_slots[c] = index[item] + shift;
 	return 0;
 unknown:
 	pr_err("cannot find mem_cgroup_stats_index (%d; needs CONFIG_KALLSYMS_ALL): the kernel's per-memcg counter cannot be read\n",
@@ -157,7 +166,7 @@ unknown:
 #endif
 
 /*
- * Fault injection's "skew": change @memcg's own NR_FILE_DIRTY on @nid and
+ * Fault injection's "skew": change @memcg's own counter @c on @nid and
  * leave the node's (global) counter alone, the shape of a memcg accounting
  * bug.  The only exported function that updates a memcg's stats takes a
  * folio charged to it (lruvec_stat_mod_folio(); before 6.19 an inline
@@ -168,14 +177,15 @@ unknown:
  * that names its memcg (rmdir repoints it to the parent), so the stand-in
  * gets a stand-in obj_cgroup too.  Both calls are direct calls of exported
  * functions: nothing unexported is called (IBT seals those).  Any context.
- * The load's check of NR_FILE_DIRTY's slot uses it too (md_compat_init()).
+ * The load's check of each counter's slot uses it too (md_compat_init()).
  * lruvec_stat_mod_folio() takes an int, and an undo of many skews can be
  * past 2^31 pages: it goes in int-sized steps (at most INT_MAX either way:
  * the kernel takes abs() of it), so that the memcg's counter comes back
  * exactly, as the node's (a long) does; a clamp would leave the rest in.
  */
-void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
+void md_kernel_skew(struct mem_cgroup *memcg, enum md_counter c, int nid, long pages)
 {
+	enum node_stat_item item = md_counter_items[c];
 	struct folio stand_in;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
 	struct obj_cgroup objcg;
@@ -193,24 +203,24 @@ void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages)
 #endif
 	set_page_node(&stand_in.page, nid);
 	local_irq_save(flags);
-	__mod_node_page_state(NODE_DATA(nid), NR_FILE_DIRTY, -pages);
+	__mod_node_page_state(NODE_DATA(nid), item, -pages);
 	for (; pages; pages -= step) {
 		step = clamp(pages, -(long)INT_MAX, (long)INT_MAX);
-		lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, step);
+		lruvec_stat_mod_folio(&stand_in, item, step);
 	}
 	local_irq_restore(flags);
 }
 
 /*
- * The slot read as NR_FILE_DIRTY must be the one the kernel's own update of
- * NR_FILE_DIRTY writes: md_kernel_skew() moves the root memcg's counter by
+ * The slot read as counter @c must be the one the kernel's own update of
+ * its item writes: md_kernel_skew() moves the root memcg's counter by
  * one page and back, through lruvec_stat_mod_folio(), on this CPU with
  * irqs off, where no other update of that per-CPU counter can come in
  * between, and the slot must have moved by exactly that page.  Whatever
  * the table's encoding, layout or address, a slot that is not the
  * kernel's fails here, before any value is read from it.
  */
-static int md_dirty_slot_verify(void)
+static int md_slot_verify(enum md_counter c)
 {
 	struct mem_cgroup *root = md_root_memcg();
 	int nid = first_online_node;
@@ -219,32 +229,37 @@ static int md_dirty_slot_verify(void)
 	long *slot;
 
 	local_irq_save(flags);
-	slot = this_cpu_ptr(md_kernel_dirty_slot(root, nid));
+	slot = this_cpu_ptr(md_kernel_slot(root, c, nid));
 	before = READ_ONCE(*slot);
-	md_kernel_skew(root, nid, 1);
+	md_kernel_skew(root, c, nid, 1);
 	after = READ_ONCE(*slot);
-	md_kernel_skew(root, nid, -1);
+	md_kernel_skew(root, c, nid, -1);
 	local_irq_restore(flags);
 	if (after - before == 1)
 		return 0;
-	pr_err("the kernel's NR_FILE_DIRTY is not at slot %u of a memcg's per-node stats (an update of 1 page moved it by %ld): refusing to load\n",
-	       md_dirty_slot, after - before);
+	pr_err("the kernel's %s counter is not at slot %u of a memcg's per-node stats (an update of 1 page moved it by %ld): refusing to load\n",
+	       md_counter_names[c], md_slots[c], after - before);
 	return -EINVAL;
 }
 
 /*
- * Find NR_FILE_DIRTY's slot and check it against the kernel's own update.
+ * Find each counter's slot and check it against the kernel's own update.
  * @shift (fault injection's slot_shift, else 0) reads a slot that far off,
  * which the check must refuse.
  */
 int md_compat_init(unsigned int shift)
 {
+	enum md_counter c;
 	int ret;
 
-	ret = md_dirty_slot_find(shift);
-	if (ret)
-		return ret;
-	return md_dirty_slot_verify();
+	for (c = 0; c < MD_NR_COUNTERS; c++) {
+		ret = md_slot_find(c, shift);
+		if (!ret)
+			ret = md_slot_verify(c);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /*

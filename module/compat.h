@@ -81,9 +81,22 @@ static inline const unsigned long *md_page_flags(const struct page *page)
 #endif
 }
 
+/*
+ * The kernel's per-memcg, per-node counters the module audits, one row
+ * each: the kernel's stat item (md_counter_items[]) and the name users see
+ * (md_counter_names[]).  docs/hacking.md says how a counter is added.
+ */
+enum md_counter {
+	MD_C_DIRTY,		/* NR_FILE_DIRTY: memory.stat's file_dirty */
+	MD_NR_COUNTERS,
+};
+
+extern const enum node_stat_item md_counter_items[MD_NR_COUNTERS];
+extern const char * const md_counter_names[MD_NR_COUNTERS];
+
 int md_compat_init(unsigned int shift);
-long __percpu *md_kernel_dirty_slot(struct mem_cgroup *memcg, int nid);
-void md_kernel_skew(struct mem_cgroup *memcg, int nid, long pages);
+long __percpu *md_kernel_slot(struct mem_cgroup *memcg, enum md_counter c, int nid);
+void md_kernel_skew(struct mem_cgroup *memcg, enum md_counter c, int nid, long pages);
 bool md_memcg_name_is(struct mem_cgroup *memcg, const char *name);
 int md_debugfs_rename(struct dentry *dentry, const char *name);
 unsigned long md_symbol_entry(const char *symbol);

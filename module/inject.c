@@ -119,7 +119,7 @@ static void md_skew_apply(struct md_entry *e, struct mem_cgroup *memcg, int nid,
 
 	raw_spin_lock_irqsave(&md_skew_lock, flags);
 	if (!css_is_dying(&memcg->css)) {
-		md_kernel_skew(memcg, nid, pages);
+		md_kernel_skew(memcg, MD_C_DIRTY, nid, pages);
 		atomic_long_add(pages, &e->inject.skew[nid]);
 	}
 	raw_spin_unlock_irqrestore(&md_skew_lock, flags);
@@ -132,7 +132,7 @@ static void md_skew_undo(struct md_entry *e, struct mem_cgroup *memcg)
 
 	raw_spin_lock_irqsave(&md_skew_lock, flags);
 	for_each_node(nid)
-		md_kernel_skew(memcg, nid, -atomic_long_xchg(&e->inject.skew[nid], 0));
+		md_kernel_skew(memcg, MD_C_DIRTY, nid, -atomic_long_xchg(&e->inject.skew[nid], 0));
 	raw_spin_unlock_irqrestore(&md_skew_lock, flags);
 }
 

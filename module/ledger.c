@@ -172,8 +172,8 @@ static inline struct md_entry *md_entry_for_event(struct mem_cgroup *memcg)
 }
 
 /* md_account()'s rare half: uncharged, or no entry yet. */
-void md_account_slow(struct mem_cgroup *memcg, int nid, long pages,
-		     enum md_event ev)
+void md_account_slow(struct mem_cgroup *memcg, enum md_counter c, int nid,
+		     long pages, enum md_event ev)
 {
 	struct md_entry *e;
 
@@ -184,7 +184,7 @@ void md_account_slow(struct mem_cgroup *memcg, int nid, long pages,
 	}
 	e = md_entry_for_event_slow(memcg);
 	if (e)
-		md_account_entry(e, nid, pages, ev);
+		md_account_entry(e, c, nid, pages, ev);
 }
 
 /* md_inflight_begin()'s rare half: no entry yet. */
@@ -244,8 +244,8 @@ void md_account_migrate(struct mem_cgroup *memcg, int from, int to, long pages)
 	this_cpu_add(e->pcpu->events[MD_MIGRATED], pages);
 	smp_wmb();		/* pairs with md_entry_quiet() */
 	if (from != to) {
-		this_cpu_sub(e->pcpu->dirty[from], pages);
-		this_cpu_add(e->pcpu->dirty[to], pages);
+		this_cpu_sub(e->pcpu->count[md_cn(MD_C_DIRTY, from)], pages);
+		this_cpu_add(e->pcpu->count[md_cn(MD_C_DIRTY, to)], pages);
 	}
 }
 
@@ -253,8 +253,8 @@ void md_account_migrate(struct mem_cgroup *memcg, int from, int to, long pages)
 void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
 		     int nid, long pages)
 {
-	md_account(from, nid, -pages, MD_MOVED_OUT);
-	md_account(to, nid, pages, MD_MOVED_IN);
+	md_account(from, MD_C_DIRTY, nid, -pages, MD_MOVED_OUT);
+	md_account(to, MD_C_DIRTY, nid, pages, MD_MOVED_IN);
 }
 
 void md_account_uncharged(long pages)

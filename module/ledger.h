@@ -16,14 +16,22 @@
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
+#include <linux/nodemask.h>
 #include <linux/percpu.h>
 #include <linux/rculist.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include "compat.h"
 
 struct dentry;
 struct mem_cgroup;
 struct work_struct;
+
+/* Where counter @c's value for node @nid is in a per-counter array. */
+static __always_inline unsigned int md_cn(enum md_counter c, int nid)
+{
+	return c * nr_node_ids + nid;
+}
 
 /* Event totals kept per memcg; values are pages. */
 enum md_event {
@@ -53,7 +61,7 @@ static inline long md_sum_cpus(long __percpu *p)
 /* Per-CPU half of a ledger entry: only ever added to, summed on read. */
 struct md_pcpu {
 	long events[MD_NR_EVENTS];
-	long dirty[];		/* pages, indexed by node id, nr_node_ids long */
+	long count[];		/* pages, per counter and node (md_cn()) */
 };
 
 /*
@@ -94,7 +102,7 @@ struct md_entry_apart {
 
 /* scan.c's, under md_mutex: the last page scan and the resync's waiting */
 struct md_entry_scan {
-	long *dirty;			/* per node: pages the last scan found */
+	long *pages;			/* per counter and node: what the last scan found */
 	bool valid;			/* no event of ours during the last scan */
 	long busy;			/* pages the scan found locked: not counted */
 	long seq0;			/* event sequence before the last scan */
@@ -165,9 +173,9 @@ struct md_entry {
 	atomic_long_t carries;		/* md_carry()s into or out of it (unit.c) */
 	atomic_t unsynced_in;		/* of them, unsynced ones into it synced */
 	struct md_pcpu __percpu *pcpu;
-	long *base;			/* per node: dirty pages before the events */
+	long *base;			/* per counter and node: pages before the events */
 	/*
-	 * Per node, where the kernel reparents (MD_KERNEL_REPARENTS): what
+	 * Per counter and node, where the kernel reparents (MD_KERNEL_REPARENTS): what
 	 * was carried in from released descendants (their folios count here
 	 * now), less what this memcg handed on to its parent once released
 	 * itself; md_carry() (unit.c).
@@ -180,7 +188,7 @@ struct md_entry {
 	struct md_entry_audit audit;
 	struct md_entry_inject inject;
 	struct md_entry_fs fs;
-	long arrays[];			/* base, scan.dirty, inject.skew, carried_* */
+	long arrays[];			/* base, scan.pages, carried_*, inject.skew */
 };
 
 /*
@@ -227,41 +235,41 @@ static __always_inline struct md_entry *md_entry_lookup(struct mem_cgroup *memcg
  * uncharged folio, an entry to create, a lost event) are the *_slow()
  * functions, out of line.
  */
-void md_account_slow(struct mem_cgroup *memcg, int nid, long pages,
-		     enum md_event ev);
+void md_account_slow(struct mem_cgroup *memcg, enum md_counter c, int nid,
+		     long pages, enum md_event ev);
 struct md_entry *md_entry_for_event_slow(struct mem_cgroup *memcg);
 struct md_entry *md_inflight_begin_slow(struct mem_cgroup *memcg, long pages);
 
 /*
  * The event is counted before the pages: a reader that sees the pages
- * (md_entry_events_dirty()) and then an unchanged sequence
+ * (md_entry_ledger_events()) and then an unchanged sequence
  * (md_entry_seq()) knows no event was half done.
  */
-static __always_inline void md_account_entry(struct md_entry *e, int nid, long pages,
-					     enum md_event ev)
+static __always_inline void md_account_entry(struct md_entry *e, enum md_counter c,
+					     int nid, long pages, enum md_event ev)
 {
 	struct md_pcpu __percpu *pc = e->pcpu;	/* loaded once, across smp_wmb() */
 
 	this_cpu_inc(md_seq);
 	this_cpu_add(pc->events[ev], abs(pages));
 	smp_wmb();		/* pairs with md_entry_quiet() */
-	this_cpu_add(pc->dirty[nid], pages);
+	this_cpu_add(pc->count[md_cn(c, nid)], pages);
 }
 
-/* An event of @pages (signed) on node @nid of @memcg (NULL: uncharged). */
-static __always_inline void md_account(struct mem_cgroup *memcg, int nid, long pages,
-				       enum md_event ev)
+/* An event of @pages (signed) of counter @c on node @nid of @memcg (NULL: uncharged). */
+static __always_inline void md_account(struct mem_cgroup *memcg, enum md_counter c,
+				       int nid, long pages, enum md_event ev)
 {
 	struct md_entry *e;
 
 	if (likely(memcg)) {
 		e = md_entry_lookup(memcg);
 		if (likely(e)) {
-			md_account_entry(e, nid, pages, ev);
+			md_account_entry(e, c, nid, pages, ev);
 			return;
 		}
 	}
-	md_account_slow(memcg, nid, pages, ev);
+	md_account_slow(memcg, c, nid, pages, ev);
 }
 
 static __always_inline void md_inflight_add(struct md_entry *e, long pages)
@@ -340,9 +348,9 @@ struct md_entry *md_ledger_walk_dead(struct md_ledger_walk *w);
 void md_ledger_walk_end(struct md_ledger_walk *w);
 
 /* an entry's counts read (sums.c) */
-long md_entry_dirty(struct md_entry *e, int nid);
-long md_entry_events_dirty(struct md_entry *e, int nid);
-long md_entry_dirty_may_sleep(struct md_entry *e, int nid);
+long md_entry_ledger(struct md_entry *e, enum md_counter c, int nid);
+long md_entry_ledger_events(struct md_entry *e, enum md_counter c, int nid);
+long md_entry_ledger_may_sleep(struct md_entry *e, enum md_counter c, int nid);
 long md_entry_event(struct md_entry *e, enum md_event ev);
 long md_entry_seq(struct md_entry *e);
 long md_entry_inflight(struct md_entry *e);

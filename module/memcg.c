@@ -2,7 +2,7 @@
 /*
  * Memory cgroups as the kernel keeps them: the root memcg, the hierarchy
  * walk (dying memcgs included), a unit's live root, a memcg by path, and
- * the kernel's own NR_FILE_DIRTY counters read exactly.  What differs
+ * the kernel's own counters (compat.h's md_counter) read exactly.  What differs
  * between kernels (where a memcg's counter sits) is compat.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -150,15 +150,15 @@ bool md_cgroup_v1(void)
 }
 
 /*
- * The kernel's local per-node NR_FILE_DIRTY of a memcg, exact: the per-CPU
+ * The kernel's local per-node counter @c of a memcg, exact: the per-CPU
  * lruvec counters are cumulative (an rstat flush only advances its own
  * state_prev copy), so their sum is the value memory.stat would show after
  * a flush (v1 "dirty"), without the clamp to 0 the kernel's helpers apply.
  * Lockless and non-sleeping; a concurrent update is either in or out.
  */
-long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid)
+long md_kernel_node(struct mem_cgroup *memcg, enum md_counter c, int nid)
 {
-	long __percpu *slot = md_kernel_dirty_slot(memcg, nid);
+	long __percpu *slot = md_kernel_slot(memcg, c, nid);
 	long sum = 0;
 	int cpu;
 
@@ -168,11 +168,12 @@ long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid)
 }
 
 /*
- * Exact global NR_FILE_DIRTY: the nodes' atomic counters plus the per-CPU
+ * Exact global counter @c: the nodes' atomic counters plus the per-CPU
  * deltas not yet folded in (global_node_page_state() leaves those out).
  */
-long md_kernel_dirty_global(void)
+long md_kernel_global(enum md_counter c)
 {
+	enum node_stat_item item = md_counter_items[c];
 	long sum = 0;
 	int nid, cpu;
 
@@ -180,10 +181,10 @@ long md_kernel_dirty_global(void)
 		struct pglist_data *pgdat = NODE_DATA(nid);
 		struct per_cpu_nodestat *pcp;
 
-		sum += atomic_long_read(&pgdat->vm_stat[NR_FILE_DIRTY]);
+		sum += atomic_long_read(&pgdat->vm_stat[item]);
 		for_each_online_cpu(cpu) {
 			pcp = per_cpu_ptr(pgdat->per_cpu_nodestats, cpu);
-			sum += pcp->vm_node_stat_diff[NR_FILE_DIRTY];
+			sum += pcp->vm_node_stat_diff[item];
 		}
 	}
 	return sum;

@@ -14,8 +14,8 @@ struct mem_cgroup *md_memcg_walk(struct mem_cgroup *pos);
 struct mem_cgroup *md_unit_root(struct mem_cgroup *memcg);
 struct mem_cgroup *md_memcg_by_path(const char *want);
 bool md_cgroup_v1(void);
-long md_kernel_dirty_node(struct mem_cgroup *memcg, int nid);
-long md_kernel_dirty_global(void);
+long md_kernel_node(struct mem_cgroup *memcg, enum md_counter c, int nid);
+long md_kernel_global(enum md_counter c);
 
 /*
  * How many memcgs the return probes' windows hold (7.1 on), and whether

@@ -214,7 +214,7 @@ u64 __md_note_reparent(struct mem_cgroup *child, struct mem_cgroup *parent)
 		if (held.nr == MD_NOTE_NODES)
 			break;
 		held.nid[held.nr] = nid;
-		held.pages[held.nr++] = md_kernel_dirty_node(child, nid);
+		held.pages[held.nr++] = md_kernel_node(child, MD_C_DIRTY, nid);
 	}
 	return md_note_write(MD_P_REPARENT, child, parent, 0, &held);
 }
@@ -267,7 +267,7 @@ bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *he
 		if (note->held.nid[i] != nid)
 			continue;
 		*held = note->held.pages[i];
-		*now = md_kernel_dirty_node(note->held.child, nid);
+		*now = md_kernel_node(note->held.child, MD_C_DIRTY, nid);
 		return true;
 	}
 	return false;

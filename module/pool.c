@@ -26,8 +26,11 @@ static unsigned int md_pool_count;
 /* Entries allocated (listed, pooled or dying): the module's memory. */
 static atomic_long_t md_entries_allocated;
 
-/* The per-node arrays of an entry: base, scan.dirty, inject.skew, carried_* */
-#define MD_ENTRY_ARRAYS	5
+/*
+ * An entry's arrays, in longs per node: base, scan.pages, carried_kernel
+ * and carried_ledger per counter, inject.skew
+ */
+#define MD_ENTRY_ARRAYS	(4 * MD_NR_COUNTERS + 1)
 
 /*
  * Entries come from a cache of their own: with its per-node arrays an
@@ -60,11 +63,11 @@ static struct md_entry *md_entry_alloc(void)
 	if (!e)
 		return NULL;
 	e->base = e->arrays;
-	e->scan.dirty = e->arrays + nr_node_ids;
-	e->inject.skew = (atomic_long_t *)(e->arrays + 2 * nr_node_ids);
-	e->carried_kernel = (atomic_long_t *)(e->arrays + 3 * nr_node_ids);
-	e->carried_ledger = (atomic_long_t *)(e->arrays + 4 * nr_node_ids);
-	e->pcpu = __alloc_percpu(struct_size(e->pcpu, dirty, nr_node_ids),
+	e->scan.pages = e->base + MD_NR_COUNTERS * nr_node_ids;
+	e->carried_kernel = (atomic_long_t *)(e->scan.pages + MD_NR_COUNTERS * nr_node_ids);
+	e->carried_ledger = e->carried_kernel + MD_NR_COUNTERS * nr_node_ids;
+	e->inject.skew = e->carried_ledger + MD_NR_COUNTERS * nr_node_ids;
+	e->pcpu = __alloc_percpu(struct_size(e->pcpu, count, MD_NR_COUNTERS * nr_node_ids),
 				 __alignof__(long));
 	if (!e->pcpu) {
 		kmem_cache_free(md_entry_cache, e);
@@ -92,7 +95,7 @@ size_t md_entry_bytes(void)
 {
 	return struct_size((struct md_entry *)NULL, arrays, MD_ENTRY_ARRAYS * nr_node_ids) +
 	       num_possible_cpus() *
-	       struct_size((struct md_pcpu *)NULL, dirty, nr_node_ids);
+	       struct_size((struct md_pcpu *)NULL, count, MD_NR_COUNTERS * nr_node_ids);
 }
 
 /* Process context: top the pool up for the probe handlers. */

@@ -157,7 +157,7 @@ static __always_inline void md_dirtied(struct folio *folio, struct address_space
 	md_note_folio(MD_P_DIRTIED, folio);
 	if (md_inject_drop(MD_P_DIRTIED, memcg))
 		return;
-	md_account(memcg, folio_nid(folio), folio_nr_pages(folio), MD_DIRTIED);
+	md_account(memcg, MD_C_DIRTY, folio_nid(folio), folio_nr_pages(folio), MD_DIRTIED);
 	md_shadow_set(folio);
 	if (unlikely(!memcg))
 		md_dirtied_uncharged(folio);
@@ -245,9 +245,9 @@ static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!md_ret_bool(regs) || md_inject_drop_folio(MD_P_CLEANED_IO, d->folio))
 		goto out;
 	if (d->e)
-		md_account_entry(d->e, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
+		md_account_entry(d->e, MD_C_DIRTY, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
 	else if (!d->memcg)
-		md_account(NULL, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
+		md_account(NULL, MD_C_DIRTY, folio_nid(d->folio), -d->pages, MD_CLEANED_IO);
 	md_shadow_cleaned(d->folio, "cleaned_io");
 out:
 	if (d->e)
@@ -274,7 +274,7 @@ static __always_inline void md_cleaned(struct folio *folio)
 	memcg = folio_memcg(folio);
 	if (md_inject_drop(MD_P_CANCELLED, memcg))
 		return;
-	md_account(memcg, folio_nid(folio), -folio_nr_pages(folio),
+	md_account(memcg, MD_C_DIRTY, folio_nid(folio), -folio_nr_pages(folio),
 		   folio_test_dirty(folio) ? MD_REMOVED_DIRTY : MD_CANCELLED);
 	md_shadow_cleaned(folio, "cancelled");
 }

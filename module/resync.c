@@ -21,8 +21,8 @@
 #include "unit.h"
 
 /*
- * @offset (per node): the unit of @memcg (@e's; live where the kernel
- * reparents) scanned (@scan) less its kernel count, which
+ * @offset (per node), of counter @c: the unit of @memcg (@e's; live where
+ * the kernel reparents) scanned (@scan) less its kernel count, which
  * md_resync_apart() judges.  Where the kernel reparents, a memcg released
  * while the module was not loaded left its live ancestor's own counter
  * off by what it held: the updates of its folios went on in the ancestor,
@@ -35,7 +35,7 @@
  * false if the last read still had one run through it.
  */
 static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg,
-				    long *offset, long *scan)
+				    enum md_counter c, long *offset, long *scan)
 {
 	struct md_unit_walk w;
 	struct mem_cgroup *pos;
@@ -45,19 +45,20 @@ static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg
 	md_unit_walk_begin(&w, memcg, MD_UNIT_MEMBERS);
 	do {
 		for_each_node(nid) {
-			scan[nid] = e->scan.dirty[nid];
-			offset[nid] = scan[nid] - md_kernel_dirty_node(memcg, nid) -
-				      md_entry_carried_kernel(e, nid);
+			scan[nid] = e->scan.pages[md_cn(c, nid)];
+			offset[nid] = scan[nid] - md_kernel_node(memcg, c, nid) -
+				      md_entry_carried_kernel(e, c, nid);
 		}
 		rcu_read_lock();
 		while ((pos = md_unit_walk_next(&w))) {
 			m = md_entry_lookup(pos);
 			for_each_node(nid) {
-				offset[nid] -= md_kernel_dirty_node(pos, nid);
+				offset[nid] -= md_kernel_node(pos, c, nid);
 				if (!m)
 					continue;
-				scan[nid] += m->scan.dirty[nid];
-				offset[nid] += m->scan.dirty[nid] - md_entry_carried_kernel(m, nid);
+				scan[nid] += m->scan.pages[md_cn(c, nid)];
+				offset[nid] += m->scan.pages[md_cn(c, nid)] -
+					       md_entry_carried_kernel(m, c, nid);
 			}
 		}
 		rcu_read_unlock();
@@ -196,8 +197,9 @@ static void md_resync_base(struct md_entry *e, const long *events)
 	int nid;
 
 	for_each_node(nid)
-		WRITE_ONCE(e->base[nid], e->scan.dirty[nid] - events[nid] -
-			   md_entry_carried_ledger(e, nid));
+		WRITE_ONCE(e->base[md_cn(MD_C_DIRTY, nid)],
+			   e->scan.pages[md_cn(MD_C_DIRTY, nid)] - events[nid] -
+			   md_entry_carried_ledger(e, MD_C_DIRTY, nid));
 	memset(&e->scan.apart, 0, sizeof(e->scan.apart));
 }
 
@@ -236,7 +238,7 @@ static bool md_resync_members(struct mem_cgroup *root, bool commit, long *events
 			continue;
 		}
 		for_each_node(nid)
-			events[nid] = md_entry_events_dirty(m, nid);
+			events[nid] = md_entry_ledger_events(m, MD_C_DIRTY, nid);
 		md_resync_base(m, events);
 		WRITE_ONCE(m->synced, true);
 		smp_mb();	/* pairs with md_entry_unsync() */
@@ -255,12 +257,12 @@ static long md_resync_unit_scan(struct md_entry *re, struct mem_cgroup *root)
 	int nid;
 
 	for_each_node(nid)
-		pages += re->scan.dirty[nid];
+		pages += re->scan.pages[md_cn(MD_C_DIRTY, nid)];
 	for (pos = NULL; (pos = md_unit_member_next(root, pos));) {
 		m = md_entry_lookup(pos);
 		if (m)
 			for_each_node(nid)
-				pages += m->scan.dirty[nid];
+				pages += m->scan.pages[md_cn(MD_C_DIRTY, nid)];
 	}
 	return pages;
 }
@@ -401,13 +403,13 @@ int md_resync_scanned(void)
 		if (atomic_xchg(&e->unsynced_in, 0) && !e->scan.apart.expected)
 			e->scan.apart.unseen = true;
 		carry_seq = md_carry_begin();
-		if (own_count && !md_resync_kernel_offset(e, memcg, offset, scan)) {
+		if (own_count && !md_resync_kernel_offset(e, memcg, MD_C_DIRTY, offset, scan)) {
 			md_resync_unjudged(e);
 			left++;		/* carries kept running: next time */
 			goto next;
 		}
 		for_each_node(nid)
-			events[nid] = md_entry_events_dirty(e, nid);
+			events[nid] = md_entry_ledger_events(e, MD_C_DIRTY, nid);
 		/* an event since the scan began would be in events, not scan */
 		if (!md_entry_quiet(e, e->scan.seq0)) {
 			md_resync_unjudged(e);
@@ -432,7 +434,7 @@ int md_resync_scanned(void)
 			e->scan.apart = apart;	/* what was seen still holds */
 			left++;
 		} else if (MD_KERNEL_REPARENTS && own_count) {
-			md_entry_carry_offset(e, offset);
+			md_entry_carry_offset(e, MD_C_DIRTY, offset);
 			/* taken with a member never seen at rest: said in the stat */
 			if (apart.unseen)
 				WRITE_ONCE(e->scan.kernel_carried_unseen,

@@ -205,7 +205,7 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 		else if (!md_shadow_test(folio) && md_untagged_stays(folio, mapping))
 			md_shadow_scan_uncounted(folio, e->cgid);
 		if (e)
-			e->scan.dirty[folio_nid(folio)] += nr;
+			e->scan.pages[md_cn(MD_C_DIRTY, folio_nid(folio))] += nr;
 		else if (memcg)
 			info->unattributed += nr;
 		else
@@ -327,7 +327,7 @@ static void md_scan_shadow(void)
 }
 
 /*
- * Fills entry->scan.dirty[] for every listed entry, and tells for which the scan
+ * Fills entry->scan.pages[] for every listed entry, and tells for which the scan
  * is exact (scan_valid): no event of theirs completed while it ran, and no
  * return probe's window was open at either end.
  *
@@ -353,7 +353,7 @@ void md_scan(void)
 	lockdep_assert_held(&md_mutex);
 	md_ledger_list_fresh();
 	list_for_each_entry(e, &md_entries, node) {
-		memset(e->scan.dirty, 0, nr_node_ids * sizeof(*e->scan.dirty));
+		memset(e->scan.pages, 0, MD_NR_COUNTERS * nr_node_ids * sizeof(*e->scan.pages));
 		e->scan.busy = 0;
 		e->scan.seq0 = md_entry_seq(e);
 		e->scan.seq_ref = e->scan.seq0;

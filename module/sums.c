@@ -13,30 +13,30 @@
 #include "ledger.h"
 
 /* The ledger's value: the starting point plus every event since. */
-long md_entry_dirty(struct md_entry *e, int nid)
+long md_entry_ledger(struct md_entry *e, enum md_counter c, int nid)
 {
-	return READ_ONCE(e->base[nid]) + md_entry_events_dirty(e, nid);
+	return READ_ONCE(e->base[md_cn(c, nid)]) + md_entry_ledger_events(e, c, nid);
 }
 
-long md_entry_events_dirty(struct md_entry *e, int nid)
+long md_entry_ledger_events(struct md_entry *e, enum md_counter c, int nid)
 {
-	return md_sum_cpus(&e->pcpu->dirty[nid]);
+	return md_sum_cpus(&e->pcpu->count[md_cn(c, nid)]);
 }
 
 /*
- * md_entry_dirty() for the checks, in process context.  The sum is not one
+ * md_entry_ledger() for the checks, in process context.  The sum is not one
  * atomic read: a page dirtied on one CPU and cleaned on another while it
  * runs can be summed as cleaned only.  Fault injection's "sum" delay holds
  * that window open, here, where it may sleep.
  */
-long md_entry_dirty_may_sleep(struct md_entry *e, int nid)
+long md_entry_ledger_may_sleep(struct md_entry *e, enum md_counter c, int nid)
 {
-	long sum = READ_ONCE(e->base[nid]);
+	long sum = READ_ONCE(e->base[md_cn(c, nid)]);
 	int cpu;
 
 	might_sleep();
 	for_each_possible_cpu(cpu) {
-		sum += *per_cpu_ptr(&e->pcpu->dirty[nid], cpu);
+		sum += *per_cpu_ptr(&e->pcpu->count[md_cn(c, nid)], cpu);
 		if (cpu == cpumask_first(cpu_possible_mask))
 			md_delay(MD_D_SUM);
 	}
@@ -44,7 +44,7 @@ long md_entry_dirty_may_sleep(struct md_entry *e, int nid)
 }
 
 /*
- * After reading pages with md_entry_events_dirty(): true if no event of
+ * After reading pages with md_entry_ledger_events(): true if no event of
  * @e completed, and no return probe's window was open, since @seq was
  * read, so what was read is whole.  The windows before the sequence: a
  * return handler counts its event, then closes its window

@@ -25,14 +25,14 @@
 static seqcount_raw_spinlock_t md_carry_seq =
 	SEQCNT_RAW_SPINLOCK_ZERO(md_carry_seq, &md_hash_lock);
 
-long md_entry_carried_kernel(struct md_entry *e, int nid)
+long md_entry_carried_kernel(struct md_entry *e, enum md_counter c, int nid)
 {
-	return atomic_long_read(&e->carried_kernel[nid]);
+	return atomic_long_read(&e->carried_kernel[md_cn(c, nid)]);
 }
 
-long md_entry_carried_ledger(struct md_entry *e, int nid)
+long md_entry_carried_ledger(struct md_entry *e, enum md_counter c, int nid)
 {
-	return atomic_long_read(&e->carried_ledger[nid]);
+	return atomic_long_read(&e->carried_ledger[md_cn(c, nid)]);
 }
 
 /*
@@ -55,7 +55,9 @@ void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
 {
 	struct mem_cgroup *parent = parent_mem_cgroup(memcg);
 	struct md_entry *pe = parent ? md_entry_lookup(parent) : NULL;
+	enum md_counter c;
 	long kernel, ledger;
+	unsigned int i;
 	int nid;
 
 	lockdep_assert_held(&md_hash_lock);
@@ -76,23 +78,26 @@ void md_carry(struct md_entry *e, struct mem_cgroup *memcg)
 	atomic_long_inc(&e->carries);
 	atomic_long_inc(&pe->carries);
 	write_seqcount_begin(&md_carry_seq);
-	for_each_node(nid) {
-		kernel = md_kernel_dirty_node(memcg, nid) + md_entry_carried_kernel(e, nid);
-		ledger = md_entry_dirty(e, nid) + md_entry_carried_ledger(e, nid);
-		atomic_long_add(kernel, &pe->carried_kernel[nid]);
-		atomic_long_sub(kernel, &e->carried_kernel[nid]);
-		atomic_long_add(ledger, &pe->carried_ledger[nid]);
-		atomic_long_sub(ledger, &e->carried_ledger[nid]);
+	for (c = 0; c < MD_NR_COUNTERS; c++) {
+		for_each_node(nid) {
+			i = md_cn(c, nid);
+			kernel = md_kernel_node(memcg, c, nid) + md_entry_carried_kernel(e, c, nid);
+			ledger = md_entry_ledger(e, c, nid) + md_entry_carried_ledger(e, c, nid);
+			atomic_long_add(kernel, &pe->carried_kernel[i]);
+			atomic_long_sub(kernel, &e->carried_kernel[i]);
+			atomic_long_add(ledger, &pe->carried_ledger[i]);
+			atomic_long_sub(ledger, &e->carried_ledger[i]);
+		}
 	}
 	write_seqcount_end(&md_carry_seq);
 }
 
 /*
- * Add @pages (per node) to what @e carries on the kernel's side: the
+ * Add @pages (per node) to what @e carries of counter @c on the kernel's side: the
  * offset a resync finds in the kernel's counters (scan.c).  Readers of
  * carried values retry as for a carry.
  */
-void md_entry_carry_offset(struct md_entry *e, const long *pages)
+void md_entry_carry_offset(struct md_entry *e, enum md_counter c, const long *pages)
 {
 	unsigned long flags;
 	int nid;
@@ -100,7 +105,7 @@ void md_entry_carry_offset(struct md_entry *e, const long *pages)
 	raw_spin_lock_irqsave(&md_hash_lock, flags);
 	write_seqcount_begin(&md_carry_seq);
 	for_each_node(nid)
-		atomic_long_add(pages[nid], &e->carried_kernel[nid]);
+		atomic_long_add(pages[nid], &e->carried_kernel[md_cn(c, nid)]);
 	write_seqcount_end(&md_carry_seq);
 	raw_spin_unlock_irqrestore(&md_hash_lock, flags);
 }

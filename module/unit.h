@@ -9,13 +9,14 @@
 #define MEMCG_DIRTY_UNIT_H
 
 #include <linux/types.h>
+#include "compat.h"
 
 struct md_entry;
 struct mem_cgroup;
 
-long md_entry_carried_kernel(struct md_entry *e, int nid);
-long md_entry_carried_ledger(struct md_entry *e, int nid);
-void md_entry_carry_offset(struct md_entry *e, const long *pages);
+long md_entry_carried_kernel(struct md_entry *e, enum md_counter c, int nid);
+long md_entry_carried_ledger(struct md_entry *e, enum md_counter c, int nid);
+void md_entry_carry_offset(struct md_entry *e, enum md_counter c, const long *pages);
 unsigned int md_carry_begin(void);
 bool md_carry_retry(unsigned int seq);
 /*

@@ -3,7 +3,7 @@
  * The watch: which code moves one memcg's NR_FILE_DIRTY.  "watch CGROUP" in
  * control puts a hardware data watchpoint on each CPU's share of that
  * memcg's per-node counter, the per-CPU slot every update of the kernel
- * writes (compat.c, md_kernel_dirty_slot()), through perf's exported
+ * writes (compat.c, md_kernel_slot()), through perf's exported
  * hw_breakpoint interface: one CPU-bound event per CPU and node.  A write
  * there traps once done; the handler reads the slot (the change since its
  * last hit) and saves the call chain that made it, in a ring per CPU.
@@ -419,7 +419,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 			continue;
 		node_set(nid, md_watch_nodemask);
 		md_watch_nid[md_watch_nodes] = nid;
-		md_watch_slot[md_watch_nodes++] = md_kernel_dirty_slot(memcg, nid);
+		md_watch_slot[md_watch_nodes++] = md_kernel_slot(memcg, MD_C_DIRTY, nid);
 	}
 	memset(&md_watch_tally, 0, sizeof(md_watch_tally));
 	md_watch_report_reset();
