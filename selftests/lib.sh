@@ -424,6 +424,14 @@ md_compactor() {
 	done) &
 }
 
+# md_task_state PID: its scheduling state (R, S, D...), empty once it is gone
+md_task_state() {
+	sed 's/.*) \([A-Z]\).*/\1/' "/proc/$1/stat" 2> /dev/null
+}
+
+# md_task_blocked PID: it sleeps uninterruptibly (D), e.g. held in a lock
+md_task_blocked() { [ "$(md_task_state "$1")" = D ]; }
+
 md_running() {
 	for p in "$@"; do
 		kill -0 "$p" 2>/dev/null && return 0

@@ -100,8 +100,7 @@ md_eq "md_ru/c's page is mapped" mapped "$mapped"
 md_check "the zoo holds the file's rmap lock" sh -c "echo 'hold_mmap $W/c' > $Z"
 mdfile startwb "$W/c" 0 "$W/c" 0 &
 wb=$!
-md_check "the writeback sleeps in its cleaning, the page locked" md_poll 100 sh -c \
-	"[ \"\$(sed 's/.*) \\([A-Z]\\).*/\\1/' /proc/$wb/stat)\" = D ]"
+md_check "the writeback sleeps in its cleaning, the page locked" md_poll 100 md_task_blocked "$wb"
 md_load audit_ms=200 uncounted_ms=3000 ||
 	md_skip_all "cannot load memcg_dirty with audit_ms=200 uncounted_ms=3000"
 md_wait_dir md_ru/c

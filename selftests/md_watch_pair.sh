@@ -36,17 +36,12 @@ mapper=$!
 read -r reported < "$W/ready"
 md_eq "B's page is dirty through a mapping" mapped "$reported"
 
-# md_state PID: its scheduling state (R, S, D...)
-md_state() {
-	sed 's/.*) \([A-Z]\).*/\1/' "/proc/$1/stat" 2> /dev/null
-}
-
 echo "watch /md_pair_b" > "$MD/control"
 md_check "the zoo holds B's rmap lock" sh -c "echo 'hold_mmap $W/pb' > $Z"
 mdfile startwb "$W/pa" 0 "$W/pb" 1 &
 wb=$!
-md_check "the writeback of B sleeps in its cleaning" md_poll 100 sh -c "[ \"\$(sed 's/.*) \\([A-Z]\\).*/\\1/' /proc/$wb/stat)\" = D ]"
-md_diag "writeback task $wb: state $(md_state $wb), on CPU $(awk '{ print $39 }' "/proc/$wb/stat")"
+md_check "the writeback of B sleeps in its cleaning" md_poll 100 md_task_blocked "$wb"
+md_diag "writeback task $wb: state $(md_task_state $wb), on CPU $(awk '{ print $39 }' "/proc/$wb/stat")"
 md_check "moved to CPU 0 meanwhile" sh -c "taskset -p 1 $wb > /dev/null"
 echo "hold_mmap off" > "$Z"
 wait "$wb"
