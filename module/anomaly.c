@@ -39,10 +39,31 @@ void md_events_init(void)
 		ratelimit_state_init(&md_warn_rs[i], 5 * HZ, 5);
 }
 
-/* @nid < 0: no node applies; @probe NULL, @pfn 0: none applies. */
-void md_anomaly(enum md_anomaly_kind kind, u64 cgid, int nid, const char *probe,
-		unsigned long pfn, long kernel, long ledger, long scan,
-		unsigned long missed)
+/*
+ * @nid < 0: no node applies; @probe NULL, @pfn 0: none applies; @c: the
+ * counter that @kernel, @ledger and @scan are of (MD_NR_COUNTERS: none).
+ */
+void md_anomaly_of(enum md_anomaly_kind kind, enum md_counter c, u64 cgid, int nid,
+		   const char *probe, unsigned long pfn, long kernel, long ledger,
+		   long scan, unsigned long missed)
+{
+	md_anomaly_record(kind, c, cgid, nid, probe, pfn, kernel, ledger, scan, missed);
+	if (__ratelimit(&md_warn_rs[kind]))
+		pr_warn("%s: cgroup %llu node %d kernel %ld ledger %ld scan %ld missed %lu%s%s%s%s\n",
+			md_anomaly_names[kind], cgid, nid, kernel, ledger, scan, missed,
+			probe ? " probe " : "", probe ?: "",
+			c == MD_C_WRITEBACK ? " counter " : "",
+			c == MD_C_WRITEBACK ? md_counter_names[c] : "");
+}
+
+/*
+ * The same, in the log only: an anomaly the module puts right by itself
+ * (a missed hit of the writeback counter's points, attach.c), which is no
+ * finding to warn of.
+ */
+void md_anomaly_record(enum md_anomaly_kind kind, enum md_counter c, u64 cgid, int nid,
+		       const char *probe, unsigned long pfn, long kernel, long ledger,
+		       long scan, unsigned long missed)
 {
 	struct md_anomaly *a;
 	unsigned long flags;
@@ -53,13 +74,9 @@ void md_anomaly(enum md_anomaly_kind kind, u64 cgid, int nid, const char *probe,
 		.ns = ktime_get_ns(), .cgid = cgid, .nid = nid, .kind = kind,
 		.probe = probe, .pfn = pfn,
 		.kernel = kernel, .ledger = ledger, .scan = scan, .missed = missed,
+		.counter = c,
 	};
 	raw_spin_unlock_irqrestore(&md_ring_lock, flags);
-
-	if (__ratelimit(&md_warn_rs[kind]))
-		pr_warn("%s: cgroup %llu node %d kernel %ld ledger %ld scan %ld missed %lu%s%s\n",
-			md_anomaly_names[kind], cgid, nid, kernel, ledger, scan, missed,
-			probe ? " probe " : "", probe ?: "");
 }
 
 unsigned long md_anomaly_count(void)

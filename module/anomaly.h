@@ -7,6 +7,7 @@
 #define MEMCG_DIRTY_ANOMALY_H
 
 #include <linux/types.h>
+#include "compat.h"
 
 #define MD_EVENTS_MAX	256
 
@@ -31,6 +32,7 @@ struct md_anomaly {
 	unsigned long pfn;
 	long kernel, ledger, scan;
 	unsigned long missed;
+	enum md_counter counter;	/* whose kernel, ledger and scan above */
 };
 
 /* A copy of the log: anomaly i at ring[i % MD_EVENTS_MAX], the last ones below next. */
@@ -40,9 +42,21 @@ struct md_anomaly_log {
 };
 
 void md_events_init(void);
-void md_anomaly(enum md_anomaly_kind kind, u64 cgid, int nid, const char *probe,
-		unsigned long pfn, long kernel, long ledger, long scan,
-		unsigned long missed);
+void md_anomaly_of(enum md_anomaly_kind kind, enum md_counter c, u64 cgid, int nid,
+		   const char *probe, unsigned long pfn, long kernel, long ledger,
+		   long scan, unsigned long missed);
+void md_anomaly_record(enum md_anomaly_kind kind, enum md_counter c, u64 cgid, int nid,
+		       const char *probe, unsigned long pfn, long kernel, long ledger,
+		       long scan, unsigned long missed);
+
+/* An anomaly of the dirty counter, or of none (a probe's). */
+static inline void md_anomaly(enum md_anomaly_kind kind, u64 cgid, int nid, const char *probe,
+			      unsigned long pfn, long kernel, long ledger, long scan,
+			      unsigned long missed)
+{
+	md_anomaly_of(kind, MD_C_DIRTY, cgid, nid, probe, pfn, kernel, ledger, scan, missed);
+}
+
 unsigned long md_anomaly_count(void);
 void md_anomaly_log_read(struct md_anomaly_log *log);
 bool md_anomaly_cgroup_path(u64 cgid, char *buf);

@@ -18,7 +18,9 @@
 #include "compat.h"
 #include "anomaly.h"
 #include "inject.h"
+#include "ledger.h"
 #include "memcg.h"
+#include "resync.h"
 #include "points.h"
 #include "probes.h"
 #include "attach.h"
@@ -270,7 +272,11 @@ static unsigned long md_probe_missed(struct md_probe *p)
 	return missed + p->krp.kp.nmissed + p->krp.nmissed;
 }
 
-/* New misses since the last look become probe_missed anomalies. */
+/*
+ * New misses since the last look become probe_missed anomalies; those of
+ * points healed by a resync unsync every memcg (md_point_resyncs()).
+ * Caller does not hold md_mutex.
+ */
 void md_probes_log_missed(void)
 {
 	static unsigned long logged[MD_NR_POINTS];
@@ -278,15 +284,29 @@ void md_probes_log_missed(void)
 	unsigned long missed;
 	int i;
 
+	bool resync = false;
+
 	spin_lock(&lock);
 	for (i = 0; i < MD_NR_POINTS; i++) {
 		missed = md_probe_missed(&md_probes[i]);
 		if (missed == logged[i])
 			continue;
 		logged[i] = missed;
-		md_anomaly(MD_A_PROBE_MISSED, 0, -1, md_point_name(i), 0, 0, 0, 0, missed);
+		if (md_point_resyncs(i)) {
+			/* put right below: logged, not warned of */
+			resync = true;
+			md_anomaly_record(MD_A_PROBE_MISSED, MD_NR_COUNTERS, 0, -1,
+					  md_point_name(i), 0, 0, 0, 0, missed);
+			continue;
+		}
+		md_anomaly_of(MD_A_PROBE_MISSED, MD_NR_COUNTERS, 0, -1, md_point_name(i), 0,
+			      0, 0, 0, missed);
 	}
 	spin_unlock(&lock);
+	if (resync) {
+		md_ledger_unsync_counter(MD_C_WRITEBACK);
+		md_resync_kick();
+	}
 }
 
 /*
@@ -298,10 +318,21 @@ bool md_probes_blind(void)
 	return MD_KERNEL_HAS_MEMCG_V1 && md_cgroup_v1() && !md_probes[MD_P_MOVED].used;
 }
 
-/* No verdict can be trusted: hits were missed, or changes go unseen. */
-bool md_probes_untrusted(void)
+/*
+ * The counters (enum md_counter bits) none of whose verdicts can be
+ * trusted: their points missed hits, or changes go unseen (every counter).
+ */
+unsigned int md_probes_untrusted(void)
 {
-	return md_probes_missed() || md_probes_blind();
+	unsigned int counters = 0;
+	int i;
+
+	if (md_probes_blind())
+		return MD_ALL_COUNTERS;
+	for (i = 0; i < MD_NR_POINTS; i++)
+		if (!md_point_resyncs(i) && md_probe_missed(&md_probes[i]))
+			counters |= md_point_counters(i);
+	return counters;
 }
 
 unsigned long md_probes_missed(void)

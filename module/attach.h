@@ -39,6 +39,6 @@ void md_probes_status(enum md_point point, struct md_probe_status *s);
 unsigned long md_probes_missed(void);
 void md_probes_log_missed(void);
 bool md_probes_blind(void);
-bool md_probes_untrusted(void);
+unsigned int md_probes_untrusted(void);
 
 #endif /* MEMCG_DIRTY_ATTACH_H */

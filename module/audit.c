@@ -39,6 +39,7 @@
 #include "compat.h"
 #include "ledger.h"
 #include "memcg.h"
+#include "points.h"
 #include "watch.h"
 
 #define MD_AUDIT_MIN_MS		100
@@ -158,7 +159,7 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 	unsigned int bit = BIT(c->verdict);
 	const char *path = md_audit_path(memcg, buf);
 	u64 cgid = cgroup_id(memcg->css.cgroup);
-	char node[80] = "", ledger[32], node_ledger[32];
+	char node[80] = "", ledger[32], node_ledger[32], counter[32] = "";
 
 	/* an unsynced memcg's ledger has no starting point: no figure */
 	if (c->ledger_unknown) {
@@ -168,12 +169,15 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 		snprintf(ledger, sizeof(ledger), "%ld", c->ledger);
 		snprintf(node_ledger, sizeof(node_ledger), "%ld", c->node_ledger);
 	}
+	/* the dirty counter's lines are as they always were */
+	if (c->counter != MD_C_DIRTY)
+		snprintf(counter, sizeof(counter), ", counter %s", md_counter_names[c->counter]);
 	if (!(e->audit.printed & bit)) {
 		if (__ratelimit(&md_audit_rs)) {
-			pr_warn("%s %s (id %llu) node %d: kernel %ld ledger %s scan %ld, suspect %s\n",
+			pr_warn("%s %s (id %llu) node %d: kernel %ld ledger %s scan %ld, suspect %s%s\n",
 				md_verdict_names[c->verdict], path, cgid, c->nid,
 				c->node_kernel, node_ledger, c->node_scan,
-				md_view_names[c->suspect]);
+				md_view_names[c->suspect], counter);
 			e->audit.printed |= bit;
 			pass->printed++;
 			pass->printed_audit = pass->audits;
@@ -188,9 +192,9 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 		if (c->node_differs)
 			snprintf(node, sizeof(node), ", on node %d kernel %ld ledger %s scan %ld",
 				 c->nid, c->node_kernel, node_ledger, c->node_scan);
-		WARN(1, "memcg_dirty: audit found %s in memory cgroup %s (id %llu): kernel %ld ledger %s scan %ld pages in all%s, suspect %s; read /sys/kernel/debug/memcg_dirty/events and the cgroup's check under cgroups/; \"watch %s\" in its control file names the code that moves the counter next\n",
+		WARN(1, "memcg_dirty: audit found %s in memory cgroup %s (id %llu): kernel %ld ledger %s scan %ld pages in all%s, suspect %s%s; read /sys/kernel/debug/memcg_dirty/events and the cgroup's check under cgroups/; \"watch %s\" in its control file names the code that moves the counter next\n",
 		     md_verdict_names[c->verdict], path, cgid, c->kernel, ledger,
-		     c->scan, node, md_view_names[c->suspect], path);
+		     c->scan, node, md_view_names[c->suspect], counter, path);
 	}
 }
 
@@ -205,7 +209,8 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
  * verdict, its node in @nid.
  */
 static bool md_audit_unsynced(struct md_entry *e, struct mem_cgroup *memcg,
-			      char *buf, struct md_audit_stats *pass, int *nid)
+			      char *buf, struct md_audit_stats *pass, int *nid,
+			      unsigned int untrusted)
 {
 	unsigned int bound_s = md_audit_unsynced_s();
 	u64 now = ktime_get_ns();
@@ -216,7 +221,7 @@ static bool md_audit_unsynced(struct md_entry *e, struct mem_cgroup *memcg,
 	if (!e->audit.unsynced_ns)
 		e->audit.unsynced_ns = now;
 	if (e->scan.apart.drifted) {
-		md_check_memcg(e, memcg, &c, MD_CHECK_UNLOGGED);
+		md_check_memcg(e, memcg, &c, MD_CHECK_UNLOGGED | MD_CHECK_UNTRUSTED(untrusted));
 		if (c.verdict != MD_MISMATCH && c.verdict != MD_UNDERFLOW)
 			return false;
 		fresh = !(e->audit.printed & BIT(c.verdict));
@@ -247,20 +252,23 @@ static void md_audit_clear(struct md_entry *e, struct md_audit_stats *pass)
 
 /*
  * One memcg's audit: the cheap comparison, escalated on its second strike.
- * True if that found a bad verdict that the escalation before found too.
+ * True if that found a bad verdict of the dirty counter that the
+ * escalation before found too: one for the watch to follow.  @untrusted:
+ * the counters whose probes missed hits, not judged.
  */
 static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
-			   char *buf, struct md_audit_stats *pass, int *nid)
+			   char *buf, struct md_audit_stats *pass, int *nid,
+			   unsigned int untrusted)
 {
 	struct md_quick_check q;
 	struct md_check c;
 	long gap, last_gap;
 
 	if (!READ_ONCE(e->synced))
-		return md_audit_unsynced(e, memcg, buf, pass, nid);
+		return md_audit_unsynced(e, memcg, buf, pass, nid, untrusted);
 	e->audit.unsynced_ns = 0;
 	e->audit.unsynced_told = false;
-	md_check_quick(e, memcg, &q);
+	md_check_quick(e, memcg, &q, untrusted);
 	if (q.result == MD_QUICK_NONE)
 		return false;
 	pass->last_memcgs++;
@@ -282,7 +290,7 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	e->audit.gap = gap;
 	pass->escalations++;
 	/* the first finding is not logged either: it may not last */
-	md_check_memcg(e, memcg, &c, MD_CHECK_SCAN |
+	md_check_memcg(e, memcg, &c, MD_CHECK_SCAN | MD_CHECK_UNTRUSTED(untrusted) |
 		       (e->audit.pending ? 0 : MD_CHECK_UNLOGGED));
 	if (c.verdict != MD_MISMATCH && c.verdict != MD_UNDERFLOW) {
 		e->audit.strikes = 0;	/* apart only in passing */
@@ -305,7 +313,8 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	pass->bad_verdicts++;
 	md_audit_report(e, memcg, &c, buf, pass);
 	*nid = c.node_differs ? c.nid : NUMA_NO_NODE;
-	return true;
+	/* the watch follows the dirty counter's slots only */
+	return c.counter == MD_C_DIRTY;
 }
 
 /*
@@ -334,8 +343,8 @@ static void md_audit_watch(struct mem_cgroup *memcg, int nid, char *buf,
 	}
 }
 
-/* One audit of every memcg. */
-static void md_audit_pass(struct md_audit_stats *pass)
+/* One audit of every memcg, of the counters not in @untrusted. */
+static void md_audit_pass(struct md_audit_stats *pass, unsigned int untrusted)
 {
 	struct mem_cgroup *pos = NULL, *bad = NULL;
 	int nid, bad_nid = NUMA_NO_NODE;
@@ -351,7 +360,7 @@ static void md_audit_pass(struct md_audit_stats *pass)
 	pass->last_wait_ns = ktime_get_ns() - pass->last_wait_ns;
 	while ((pos = md_memcg_walk(pos))) {
 		e = md_entry_get(pos, GFP_ATOMIC);	/* from the pool only */
-		if (e && md_audit_memcg(e, pos, buf, pass, &nid) && !bad &&
+		if (e && md_audit_memcg(e, pos, buf, pass, &nid, untrusted) && !bad &&
 		    css_tryget(&pos->css)) {
 			bad = pos;
 			bad_nid = nid;
@@ -369,18 +378,20 @@ static void md_audit_fn(struct work_struct *work)
 {
 	struct md_audit_stats pass = {};
 	u64 start = ktime_get_ns();
-	unsigned int ms;
+	unsigned int ms, untrusted;
 
 	spin_lock(&md_audit_stats_lock);
 	pass.audits = md_audit_totals.audits + 1;	/* this pass's number */
 	spin_unlock(&md_audit_stats_lock);
 	md_probes_log_missed();
-	if (!md_probes_untrusted()) {
-		md_audit_pass(&pass);
-	} else if (!md_audit_totals.untrusted_printed) {
+	untrusted = md_probes_untrusted();
+	if (untrusted != MD_ALL_COUNTERS)
+		md_audit_pass(&pass, untrusted);
+	if (untrusted && !md_audit_totals.untrusted_printed) {
 		/* no verdict can be had: say so once */
-		pr_warn("untrusted: probes missed %lu hits or cannot follow a change; the audit gives no verdict until reloaded\n",
-			md_probes_missed());
+		pr_warn("untrusted: probes missed %lu hits or cannot follow a change; the audit gives no verdict%s until reloaded\n",
+			md_probes_missed(),
+			untrusted == MD_ALL_COUNTERS ? "" : " of the dirty counter");
 		pass.untrusted_printed = true;
 	}
 

@@ -29,13 +29,13 @@
 static struct dentry *md_cgroups_dir;
 
 /*
- * Ledger and kernel values summed over @memcg's subtree, dying included,
- * and carried.  Summed again if a carry ran meanwhile (it may have moved
- * values inside the subtree), at most MD_CARRY_TRIES times: false if the
- * last sum still had one run through it.
+ * Counter @c's ledger and kernel values summed over @memcg's subtree,
+ * dying included, and carried.  Summed again if a carry ran meanwhile (it
+ * may have moved values inside the subtree), at most MD_CARRY_TRIES times:
+ * false if the last sum still had one run through it.
  */
-static bool md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
-			     long *kernel)
+static bool md_subtree_sum(struct mem_cgroup *memcg, enum md_counter c, long *ledger,
+			   long *kernel)
 {
 	struct md_unit_walk w;
 	struct mem_cgroup *pos;
@@ -52,11 +52,11 @@ static bool md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
 			e = md_entry_lookup(pos);
 			for_each_node(nid) {
 				if (e) {	/* and what freed descendants left */
-					*ledger += md_entry_ledger(e, MD_C_DIRTY, nid) +
-						   md_entry_carried_ledger(e, MD_C_DIRTY, nid);
-					*kernel += md_entry_carried_kernel(e, MD_C_DIRTY, nid);
+					*ledger += md_entry_ledger(e, c, nid) +
+						   md_entry_carried_ledger(e, c, nid);
+					*kernel += md_entry_carried_kernel(e, c, nid);
 				}
-				*kernel += md_kernel_node(pos, MD_C_DIRTY, nid);
+				*kernel += md_kernel_node(pos, c, nid);
 			}
 		}
 		rcu_read_unlock();
@@ -64,31 +64,66 @@ static bool md_subtree_dirty(struct mem_cgroup *memcg, long *ledger,
 	return w.settled;
 }
 
+/*
+ * Counter @c's lines of the stat file, each key named after it: dirty,
+ * kernel_dirty_hier, writeback_node0...  Whether the _hier sums settled.
+ */
+static bool md_stat_counter(struct seq_file *m, struct md_entry *e, struct mem_cgroup *memcg,
+			    enum md_counter c)
+{
+	const char *name = md_counter_names[c];
+	long ledger = 0, kernel = 0, hl, hk;
+	bool settled;
+	int nid;
+
+	for_each_node(nid) {
+		ledger += md_entry_ledger(e, c, nid);
+		kernel += md_kernel_node(memcg, c, nid);
+	}
+	settled = md_subtree_sum(memcg, c, &hl, &hk);
+	seq_printf(m, "%s %ld\n%s_hier %ld\n", name, ledger, name, hl);
+	seq_printf(m, "kernel_%s %ld\nkernel_%s_hier %ld\n", name, kernel, name, hk);
+	for_each_node(nid) {
+		seq_printf(m, "%s_node%d %ld\n", name, nid, md_entry_ledger(e, c, nid));
+		seq_printf(m, "kernel_%s_node%d %ld\n", name, nid, md_kernel_node(memcg, c, nid));
+	}
+	/* the dirty counter's is "synced", the entry's (below) */
+	if (c != MD_C_DIRTY)
+		seq_printf(m, "%s_synced %d\n", name,
+			   READ_ONCE(e->synced) && !test_bit(c, &e->rows_unsynced));
+	return settled;
+}
+
+/* What freed descendants left in @e, of counter @c: "carried", "carried_writeback"... */
+static void md_stat_carried(struct seq_file *m, struct md_entry *e, enum md_counter c)
+{
+	const char *sep = c == MD_C_DIRTY ? "" : "_";
+	const char *name = c == MD_C_DIRTY ? "" : md_counter_names[c];
+	long ledger = 0, kernel = 0;
+	int nid;
+
+	for_each_node(nid) {
+		ledger += md_entry_carried_ledger(e, c, nid);
+		kernel += md_entry_carried_kernel(e, c, nid);
+	}
+	seq_printf(m, "carried%s%s %ld\nkernel_carried%s%s %ld\n", sep, name, ledger,
+		   sep, name, kernel);
+}
+
 static int md_stat_show(struct seq_file *m, void *v)
 {
 	struct md_entry *e = m->private;
-	long ledger = 0, kernel = 0, hl, hk;
-	long ledger_carried = 0, kernel_carried = 0;
 	struct mem_cgroup *memcg;
-	int nid, ev;
-	bool settled;
+	bool settled = true;
+	enum md_counter c;
+	int ev;
 
 	memcg = md_entry_pin(e);
 	if (!memcg)
 		return -ENOENT;		/* freed while the file was open */
 
-	for_each_node(nid) {
-		ledger += md_entry_ledger(e, MD_C_DIRTY, nid);
-		kernel += md_kernel_node(memcg, MD_C_DIRTY, nid);
-	}
-	settled = md_subtree_dirty(memcg, &hl, &hk);
-	seq_printf(m, "dirty %ld\ndirty_hier %ld\n", ledger, hl);
-	seq_printf(m, "kernel_dirty %ld\nkernel_dirty_hier %ld\n", kernel, hk);
-	for_each_node(nid) {
-		seq_printf(m, "dirty_node%d %ld\n", nid, md_entry_ledger(e, MD_C_DIRTY, nid));
-		seq_printf(m, "kernel_dirty_node%d %ld\n", nid,
-			   md_kernel_node(memcg, MD_C_DIRTY, nid));
-	}
+	for (c = 0; c < MD_NR_COUNTERS; c++)
+		settled &= md_stat_counter(m, e, memcg, c);
 	for (ev = 0; ev < MD_NR_EVENTS; ev++)
 		seq_printf(m, "%s %ld\n", md_event_names[ev], md_entry_event(e, ev));
 	/* A folio dirtied while uncharged has no cgroup: counted at the root. */
@@ -96,11 +131,8 @@ static int md_stat_show(struct seq_file *m, void *v)
 		   memcg == md_root_memcg() ? md_uncharged_total() : 0);
 	seq_printf(m, "synced %d\n", READ_ONCE(e->synced));
 	if (MD_KERNEL_REPARENTS) {
-		for_each_node(nid) {
-			ledger_carried += md_entry_carried_ledger(e, MD_C_DIRTY, nid);
-			kernel_carried += md_entry_carried_kernel(e, MD_C_DIRTY, nid);
-		}
-		seq_printf(m, "carried %ld\nkernel_carried %ld\n", ledger_carried, kernel_carried);
+		for (c = 0; c < MD_NR_COUNTERS; c++)
+			md_stat_carried(m, e, c);
 		seq_printf(m, "kernel_carried_unseen %ld\n",
 			   READ_ONCE(e->scan.kernel_carried_unseen));
 	}
@@ -114,8 +146,11 @@ DEFINE_SHOW_ATTRIBUTE(md_stat);
 static int md_check_file_show(struct seq_file *m, void *v)
 {
 	struct md_entry *e = m->private;
+	const struct md_check_row *r;
 	struct mem_cgroup *memcg;
+	enum md_counter ctr;
 	struct md_check c;
+	const char *name;
 
 	memcg = md_entry_pin(e);
 	if (!memcg)
@@ -123,9 +158,10 @@ static int md_check_file_show(struct seq_file *m, void *v)
 	md_probes_log_missed();
 	mutex_lock(&md_mutex);
 	md_check_memcg(e, memcg, &c, MD_CHECK_SCAN |
-		       (md_probes_untrusted() ? MD_CHECK_UNTRUSTED : 0));
+		       MD_CHECK_UNTRUSTED(md_probes_untrusted()));
 	mutex_unlock(&md_mutex);
 	css_put(&memcg->css);
+	/* the worst counter's verdict and figures, then every counter's */
 	seq_printf(m, "verdict %s\n", md_verdict_names[c.verdict]);
 	seq_printf(m, "kernel %ld\nledger %ld\nscan %ld\n", c.kernel, c.ledger, c.scan);
 	seq_printf(m, "ledger_known %d\n", !c.ledger_unknown);
@@ -136,6 +172,16 @@ static int md_check_file_show(struct seq_file *m, void *v)
 	if (c.unit)
 		seq_printf(m, "unit %llu\n", c.unit);
 	seq_printf(m, "scan_busy %ld\n", c.scan_busy);
+	seq_printf(m, "counter %s\n", md_counter_names[c.counter]);
+	for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++) {
+		r = &c.rows[ctr];
+		name = md_counter_names[ctr];
+		seq_printf(m, "%s_verdict %s\n", name, md_verdict_names[r->verdict]);
+		seq_printf(m, "%s_kernel %ld\n%s_ledger %ld\n%s_scan %ld\n", name, r->kernel,
+			   name, r->ledger, name, r->scan);
+		seq_printf(m, "%s_suspect %s\n%s_delta %ld\n", name, md_view_names[r->suspect],
+			   name, r->delta);
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_check_file);

@@ -110,6 +110,7 @@ struct md_unit {
 	/* summed or joined over the unit's entries (md_unit_meta()) */
 	long seq, seq0, seq_ref, inflight, scan_busy;
 	bool scan_valid, synced;
+	unsigned long rows_unsynced;	/* the entries' rows_unsynced, joined */
 };
 
 /*
@@ -144,6 +145,7 @@ static void md_unit_add(struct md_unit *u, struct md_entry *e, bool after_views)
 	u->scan_busy += e->scan.busy;
 	u->scan_valid &= e->scan.valid;
 	u->synced &= READ_ONCE(e->synced);
+	u->rows_unsynced |= READ_ONCE(e->rows_unsynced);
 }
 
 /*
@@ -165,6 +167,7 @@ static void md_unit_meta(struct md_unit *u, bool after_views)
 	u->scan_busy = 0;
 	u->scan_valid = true;
 	u->synced = true;
+	u->rows_unsynced = 0;
 	u->members = false;
 	md_unit_add(u, u->e, after_views);
 	rcu_read_lock();
@@ -222,34 +225,71 @@ static void md_check_set_node(struct md_check *c, int nid, long k, long l, long 
 	c->node_scan = s;
 }
 
-/* What md_check_compute() read besides the views in struct md_check. */
+/* What md_check_compute() read besides the views in struct md_check, per counter. */
 struct md_check_views {
 	struct md_unit u;	/* its sequences read again after the views */
-	bool unsettled;		/* a carry kept running through some node's sums */
-	long low;		/* the lowest kernel or ledger value on a node, or 0 */
-	int low_nid;		/* the node of @low */
+	bool unsettled[MD_NR_COUNTERS];	/* a carry kept running through some node's sums */
+	long low[MD_NR_COUNTERS];	/* the lowest kernel or ledger value on a node, or 0 */
+	int low_nid[MD_NR_COUNTERS];	/* the node of @low */
 };
 
 /*
- * The views of @memcg's unit into @c: the kernel's counter, the ledger and
- * the page scan, summed over nodes, and the first node where they differ.
- * False if its live ancestor has no entry: nothing to compare.
+ * Counter @ctr's views of the unit into @c: the kernel's counter, the
+ * ledger and the page scan, summed over nodes, and the first node where
+ * they differ.
  */
-static bool md_check_compute(struct md_check_views *v, struct md_entry *e,
-			     struct mem_cgroup *memcg, struct md_check *c,
-			     unsigned int flags)
+static void md_check_read(struct md_check_views *v, enum md_counter ctr, struct md_check *c)
 {
 	struct md_unit *u = &v->u;
 	long k, l, s;
 	int nid;
 
-	v->unsettled = false;
-	v->low = 0;
-	v->low_nid = 0;
+	c->scan_busy = u->scan_busy;
+	for_each_node(nid) {
+		/* sums a carry kept running through: no verdict from them */
+		v->unsettled[ctr] |= !md_unit_node(u, ctr, nid, &k, &l, &s);
+		/* an unsynced ledger holds only the events since load */
+		c->negative |= k < 0 || (u->synced && l < 0);
+		if (min(k, l) < v->low[ctr]) {
+			v->low[ctr] = min(k, l);
+			v->low_nid[ctr] = nid;
+		}
+		c->kernel += k;
+		c->ledger += l;
+		c->scan += s;
+		if (c->node_differs)
+			continue;
+		/*
+		 * exactly, or as ranges: busy pages may sit on any node, and
+		 * be of any counter
+		 */
+		if ((!c->scan_busy && (k != l || l != s)) ||
+		    (c->scan_busy && (k != l || s > k || k > s + c->scan_busy))) {
+			c->node_differs = true;
+			md_check_set_node(c, nid, k, l, s);
+		}
+	}
+}
+
+/*
+ * The views of @memcg's unit into @rows, one per counter (md_check_read()),
+ * from one scan and between two reads of the unit's sequences, which all
+ * counters share.  False if its live ancestor has no entry: nothing to
+ * compare.
+ */
+static bool md_check_compute(struct md_check_views *v, struct md_entry *e,
+			     struct mem_cgroup *memcg, struct md_check *rows,
+			     unsigned int flags)
+{
+	struct md_unit *u = &v->u;
+	enum md_counter ctr;
+	u64 unit = 0, age;
+
+	memset(v, 0, sizeof(*v));
 	if (!md_unit_init(u, e, memcg))
 		return false;
 	if (u->root != memcg)
-		c->unit = cgroup_id(u->root->css.cgroup);
+		unit = cgroup_id(u->root->css.cgroup);
 	md_unit_meta(u, false);
 	if (flags & MD_CHECK_SCAN) {
 		if (!u->synced) {
@@ -266,42 +306,26 @@ static bool md_check_compute(struct md_check_views *v, struct md_entry *e,
 		md_unit_meta(u, false);
 	}
 
-	c->scan_busy = u->scan_busy;
 	md_delay(MD_D_VIEWS);
-	for_each_node(nid) {
-		/* sums a carry kept running through: no verdict from them */
-		v->unsettled |= !md_unit_node(u, MD_C_DIRTY, nid, &k, &l, &s);
-		/* an unsynced ledger holds only the events since load */
-		c->negative |= k < 0 || (u->synced && l < 0);
-		if (min(k, l) < v->low) {
-			v->low = min(k, l);
-			v->low_nid = nid;
-		}
-		c->kernel += k;
-		c->ledger += l;
-		c->scan += s;
-		if (c->node_differs)
-			continue;
-		/* exactly, or as ranges: busy pages may sit on any node */
-		if ((!c->scan_busy && (k != l || l != s)) ||
-		    (c->scan_busy && (k != l || s > k || k > s + c->scan_busy))) {
-			c->node_differs = true;
-			md_check_set_node(c, nid, k, l, s);
-		}
+	for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++) {
+		rows[ctr].unit = unit;
+		md_check_read(v, ctr, &rows[ctr]);
 	}
 	smp_rmb();		/* the values before the sequence: md_entry_quiet() */
 	md_unit_meta(u, true);
-	c->scan_age_ms = md_scan_age_ms();
+	age = md_scan_age_ms();
+	for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++)
+		rows[ctr].scan_age_ms = age;
 	return true;
 }
 
 /*
- * From the views in @c and @v, the verdict, the suspect view and its
- * delta, and the bound the kernel and the ledger may differ by.  Reads
- * nothing but the views.
+ * From counter @ctr's views in @c and @v, the verdict, the suspect view
+ * and its delta, and the bound the kernel and the ledger may differ by.
+ * Reads nothing but the views.
  */
 static void md_check_decide(struct md_check *c, const struct md_check_views *v,
-			    unsigned int flags)
+			    enum md_counter ctr, unsigned int flags)
 {
 	const struct md_unit *u = &v->u;
 
@@ -314,11 +338,11 @@ static void md_check_decide(struct md_check *c, const struct md_check_views *v,
 	c->bound = u->seq - u->seq_ref + u->inflight;
 	c->quiescent = u->scan_valid && u->seq0 == u->seq && !u->inflight;
 
-	if ((flags & MD_CHECK_UNTRUSTED) || v->unsettled) {
+	if ((flags >> MD_CHECK_UNTRUSTED_SHIFT) & BIT(ctr) || v->unsettled[ctr]) {
 		c->verdict = MD_UNTRUSTED;
-	} else if (!u->synced) {
+	} else if (!u->synced || test_bit(ctr, &u->rows_unsynced)) {
 		c->verdict = MD_UNSYNCED;
-	} else if (c->quiescent ? c->negative : v->low < -c->bound) {
+	} else if (c->quiescent ? c->negative : v->low[ctr] < -c->bound) {
 		/*
 		 * A busy memcg near 0 can be summed below it (a page dirtied
 		 * on one CPU and cleaned on another while the per-CPU
@@ -380,22 +404,23 @@ static void md_check_drifted(struct md_check *c, const struct md_entry_apart *a)
  * node's views disagree on is reported: for the report only, read settled
  * moments ago.
  */
-static void md_check_compute_low(struct md_check_views *v, struct md_check *c)
+static void md_check_compute_low(struct md_check_views *v, enum md_counter ctr,
+				 struct md_check *c)
 {
 	long k, l, s;
 
-	md_unit_node(&v->u, MD_C_DIRTY, v->low_nid, &k, &l, &s);
-	md_check_set_node(c, v->low_nid, k, l, s);
+	md_unit_node(&v->u, ctr, v->low_nid[ctr], &k, &l, &s);
+	md_check_set_node(c, v->low_nid[ctr], k, l, s);
 }
 
-/* Log a verdict that is new for this memcg, once, not on every read. */
-static void md_check_log(struct md_entry *e, struct md_check *c)
+/* Log a verdict of counter @ctr that is new for this memcg, once, not on every read. */
+static void md_check_log(struct md_entry *e, enum md_counter ctr, struct md_check *c)
 {
 	enum md_anomaly_kind kind;
 
-	if (c->verdict == e->check.last_verdict)
+	if (c->verdict == e->check.last_verdict[ctr])
 		return;
-	e->check.last_verdict = c->verdict;
+	e->check.last_verdict[ctr] = c->verdict;
 	if (c->verdict == MD_UNDERFLOW)
 		kind = c->suspect == MD_VIEW_LEDGER || (c->ledger < 0 && c->kernel >= 0) ?
 			MD_A_LEDGER_UNDERFLOW : MD_A_KERNEL_NEGATIVE;
@@ -403,7 +428,7 @@ static void md_check_log(struct md_entry *e, struct md_check *c)
 		kind = MD_A_MISMATCH;
 	else
 		return;
-	md_anomaly(kind, e->cgid, c->nid, NULL, 0, c->kernel, c->ledger, c->scan, 0);
+	md_anomaly_of(kind, ctr, e->cgid, c->nid, NULL, 0, c->kernel, c->ledger, c->scan, 0);
 }
 
 /*
@@ -412,9 +437,10 @@ static void md_check_log(struct md_entry *e, struct md_check *c)
  * cached one is young and still valid for this memcg, and takes its own
  * reference sequence; without, the caller took it (md_check_ref_all(),
  * md_scan()) and a stale scan just makes the check bounded.
- * MD_CHECK_UNTRUSTED: some probe missed hits or cannot follow a change, so
- * no verdict can be trusted.  A verdict that is new for this unit is
- * logged (events), once, unless MD_CHECK_UNLOGGED.  Three steps: the views
+ * MD_CHECK_UNTRUSTED(counters): some probe missed hits of those counters,
+ * or cannot follow a change, so no verdict of theirs can be trusted.  A
+ * verdict that is new for this unit is logged (events), once, unless
+ * MD_CHECK_UNLOGGED.  Three steps: the views
  * computed, the verdict decided from them alone, a changed verdict logged;
  * an underflow all nodes agree on is then read on its lowest node, for the
  * report and the log.
@@ -422,21 +448,45 @@ static void md_check_log(struct md_entry *e, struct md_check *c)
 void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 		    struct md_check *c, unsigned int flags)
 {
+	struct md_check rows[MD_NR_COUNTERS] = {};
 	struct md_check_views v;
+	enum md_counter ctr, worst = MD_C_DIRTY;
+	struct md_check *r;
 
 	lockdep_assert_held(&md_mutex);
-	memset(c, 0, sizeof(*c));
-	if (!md_check_compute(&v, e, memcg, c, flags)) {
+	if (!md_check_compute(&v, e, memcg, rows, flags)) {
+		memset(c, 0, sizeof(*c));
 		c->verdict = MD_UNSYNCED;	/* no entry for its live ancestor */
+		for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++)
+			c->rows[ctr].verdict = MD_UNSYNCED;
 		return;
 	}
-	md_check_decide(c, &v, flags);
-	if (c->verdict == MD_UNSYNCED && v.u.e->scan.apart.drifted)
-		md_check_drifted(c, &v.u.e->scan.apart);
-	else if (c->verdict == MD_UNDERFLOW && !c->node_differs)
-		md_check_compute_low(&v, c);
-	if (!(flags & MD_CHECK_UNLOGGED))
-		md_check_log(v.u.e, c);
+	for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++) {
+		r = &rows[ctr];
+		md_check_decide(r, &v, ctr, flags);
+		/* the resync's drift is of the counter it judges by */
+		if (r->verdict == MD_UNSYNCED && ctr == MD_C_DIRTY &&
+		    v.u.e->scan.apart.drifted)
+			md_check_drifted(r, &v.u.e->scan.apart);
+		else if (r->verdict == MD_UNDERFLOW && !r->node_differs)
+			md_check_compute_low(&v, ctr, r);
+		if (!(flags & MD_CHECK_UNLOGGED))
+			md_check_log(v.u.e, ctr, r);
+		if (r->verdict > rows[worst].verdict)
+			worst = ctr;
+	}
+	*c = rows[worst];
+	c->counter = worst;
+	for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++)
+		c->rows[ctr] = (struct md_check_row) {
+			.verdict = rows[ctr].verdict, .suspect = rows[ctr].suspect,
+			.kernel = rows[ctr].kernel, .ledger = rows[ctr].ledger,
+			.scan = rows[ctr].scan, .delta = rows[ctr].delta,
+			.negative = rows[ctr].negative,
+		};
+	/* a memcg negative in any counter is counted as such (md_check_global()) */
+	for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++)
+		c->negative |= rows[ctr].negative;
 }
 
 /*
@@ -448,10 +498,12 @@ void md_check_memcg(struct md_entry *e, struct mem_cgroup *memcg,
  * memcg inside a unit is compared as part of its live root's.
  */
 void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
-		    struct md_quick_check *q)
+		    struct md_quick_check *q, unsigned int untrusted)
 {
-	long k, l, s, low = 0, node_gap = 0;
+	long k, l, s, low, node_gap, kernel, ledger, bound;
+	enum md_counter ctr;
 	struct md_unit u;
+	bool differ;
 	int nid;
 
 	lockdep_assert_held(&md_mutex);
@@ -462,22 +514,47 @@ void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
 	md_unit_meta(&u, false);
 	if (!u.synced)
 		return;
-	for_each_node(nid) {
-		if (!md_unit_node(&u, MD_C_DIRTY, nid, &k, &l, &s)) {
-			q->result = MD_QUICK_NONE;	/* carries kept running through */
-			return;
+	/* every counter's sums, then the sequence after them all */
+	for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++) {
+		q->rows[ctr].low = 0;
+		q->rows[ctr].node_gap = 0;
+		for_each_node(nid) {
+			if (!md_unit_node(&u, ctr, nid, &k, &l, &s)) {
+				q->result = MD_QUICK_NONE;	/* carries kept running through */
+				return;
+			}
+			q->rows[ctr].low = min3(q->rows[ctr].low, k, l);
+			/* a count moved between nodes without its pages: class 5 */
+			q->rows[ctr].node_gap = max(q->rows[ctr].node_gap, abs(k - l));
+			q->rows[ctr].kernel += k;
+			q->rows[ctr].ledger += l;
 		}
-		low = min3(low, k, l);
-		/* a count moved between nodes without its pages: class 5 */
-		node_gap = max(node_gap, abs(k - l));
-		q->kernel += k;
-		q->ledger += l;
 	}
 	smp_rmb();		/* the values before the sequence */
 	md_unit_meta(&u, false);
-	q->bound = u.seq - u.seq_ref + u.inflight;
-	q->result = abs(q->kernel - q->ledger) > q->bound || low < -q->bound ||
-		    node_gap > q->bound ? MD_QUICK_DIFFER : MD_QUICK_AGREE;
+	bound = u.seq - u.seq_ref + u.inflight;
+	q->bound = bound;
+	q->result = MD_QUICK_AGREE;
+	q->counter = MD_C_DIRTY;
+	for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++) {
+		kernel = q->rows[ctr].kernel;
+		ledger = q->rows[ctr].ledger;
+		low = q->rows[ctr].low;
+		node_gap = q->rows[ctr].node_gap;
+		/*
+		 * a counter whose probes missed hits is not compared
+		 * (@untrusted), nor one to be based again
+		 */
+		differ = !(untrusted & BIT(ctr)) && !test_bit(ctr, &u.rows_unsynced) &&
+			 (abs(kernel - ledger) > bound || low < -bound || node_gap > bound);
+		/* the first counter that differs is the one reported, else dirty */
+		if (differ && q->result == MD_QUICK_AGREE) {
+			q->result = MD_QUICK_DIFFER;
+			q->counter = ctr;
+		}
+	}
+	q->kernel = q->rows[q->counter].kernel;
+	q->ledger = q->rows[q->counter].ledger;
 }
 
 /*
@@ -485,13 +562,14 @@ void md_check_quick(struct md_entry *e, struct mem_cgroup *memcg,
  * counters against the global NR_FILE_DIRTY, and a count of negative
  * counters anywhere.
  */
-void md_check_global(struct md_global_check *g, bool untrusted)
+void md_check_global(struct md_global_check *g, unsigned int untrusted)
 {
 	long global0, seq0;
 	unsigned int carry_seq;
 	struct mem_cgroup *pos = NULL;
 	struct md_check c;
 	bool local_negative;
+	enum md_counter ctr;
 	struct md_entry *e;
 	long kernel;
 	int nid;
@@ -510,16 +588,19 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 			kernel = md_kernel_node(pos, MD_C_DIRTY, nid);
 			local_negative |= kernel < 0;
 			g->kernel_sum += kernel;
+			for (ctr = MD_C_DIRTY + 1; ctr < MD_NR_COUNTERS; ctr++)
+				local_negative |= md_kernel_node(pos, ctr, nid) < 0;
 		}
 		e = md_entry_get(pos, GFP_ATOMIC);
 		if (!e) {	/* no room for an entry: nothing to compare */
 			c.verdict = MD_UNTRUSTED;
 		} else {
-			md_check_memcg(e, pos, &c, untrusted ? MD_CHECK_UNTRUSTED : 0);
+			md_check_memcg(e, pos, &c, MD_CHECK_UNTRUSTED(untrusted));
 			for_each_node(nid) {
 				/* an unsynced ledger holds only the events since load */
-				local_negative |= READ_ONCE(e->synced) &&
-						  md_entry_ledger(e, MD_C_DIRTY, nid) < 0;
+				for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++)
+					local_negative |= READ_ONCE(e->synced) &&
+							  md_entry_ledger(e, ctr, nid) < 0;
 				g->kernel_sum += md_entry_carried_kernel(e, MD_C_DIRTY, nid);
 			}
 		}
@@ -531,6 +612,9 @@ void md_check_global(struct md_global_check *g, bool untrusted)
 		g->counts[c.verdict]++;
 		if (c.verdict > g->worst)
 			g->worst = c.verdict;
+		for (ctr = 0; ctr < MD_NR_COUNTERS; ctr++)
+			g->row_worst[ctr] = max(g->row_worst[ctr],
+						e ? c.rows[ctr].verdict : MD_UNTRUSTED);
 	}
 	g->kernel_global = md_kernel_global(MD_C_DIRTY);
 	/* strict only if nothing moved anywhere while we summed */

@@ -56,10 +56,12 @@ int md_debugfs_rename(struct dentry *dentry, const char *name)
 
 const enum node_stat_item md_counter_items[MD_NR_COUNTERS] = {
 	[MD_C_DIRTY]	= NR_FILE_DIRTY,
+	[MD_C_WRITEBACK] = NR_WRITEBACK,
 };
 
 const char * const md_counter_names[MD_NR_COUNTERS] = {
 	[MD_C_DIRTY]	= "dirty",
+	[MD_C_WRITEBACK] = "writeback",
 };
 
 /*

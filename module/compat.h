@@ -55,6 +55,15 @@ static inline bool md_mapping_accounts_dirty(struct address_space *mapping)
  * own counters keep what they had, until it is freed: the ledger carries
  * them on to the parent's entry then, and the checks compare units.
  */
+/*
+ * Before 6.8 (folio_xor_flags_has_waiters()) __folio_start_writeback()
+ * counts only if PG_writeback was clear, and says so by returning false;
+ * __folio_end_writeback() counts only if it was set, returning true.
+ * From then on both always count (start returns nothing, end whether it
+ * had waiters).
+ */
+#define MD_WB_RET_SAYS_COUNTED	(LINUX_VERSION_CODE < KERNEL_VERSION(6, 8, 0))
+
 #define MD_KERNEL_REPARENTS	(LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0))
 
 /* migrate_folio()'s and folio_migrate_mapping()'s success: 0 from 6.18 */
@@ -88,6 +97,7 @@ static inline const unsigned long *md_page_flags(const struct page *page)
  */
 enum md_counter {
 	MD_C_DIRTY,		/* NR_FILE_DIRTY: memory.stat's file_dirty */
+	MD_C_WRITEBACK,		/* NR_WRITEBACK: memory.stat's file_writeback */
 	MD_NR_COUNTERS,
 };
 

@@ -59,6 +59,7 @@ static int md_global_check_show(struct seq_file *m, void *v)
 {
 	unsigned long missed;
 	struct md_global_check g;
+	enum md_counter c;
 	int i;
 
 	md_probes_log_missed();
@@ -77,6 +78,9 @@ static int md_global_check_show(struct seq_file *m, void *v)
 	seq_printf(m, "negative %ld\n", g.negative);
 	seq_printf(m, "scan_age_ms %llu\n", md_scan_age_ms());
 	seq_printf(m, "probes_missed %lu\nlost_events %ld\n", missed, md_lost_total());
+	for (c = 0; c < MD_NR_COUNTERS; c++)
+		seq_printf(m, "%s_verdict %s\n", md_counter_names[c],
+			   md_verdict_names[g.row_worst[c]]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_global_check);
@@ -95,12 +99,12 @@ static int md_summary_show(struct seq_file *m, void *v)
 	char *path = m->private;
 	struct md_check c;
 	struct md_entry *e;
-	bool untrusted;
+	unsigned int untrusted;
 	int len;
 
 	md_probes_log_missed();
 	untrusted = md_probes_untrusted();
-	seq_puts(m, "id path state dirty kernel_dirty verdict\n");
+	seq_puts(m, "id path state dirty kernel_dirty verdict writeback kernel_writeback\n");
 	mutex_lock(&md_mutex);
 	md_check_ref_all();
 	while ((pos = md_memcg_walk(pos))) {
@@ -112,12 +116,15 @@ static int md_summary_show(struct seq_file *m, void *v)
 		seq_escape(m, path, " \t\n\\");
 		seq_printf(m, " %s ", css_is_dying(&pos->css) ? "dying" : "online");
 		if (!e) {	/* no room for an entry: nothing to compare */
-			seq_puts(m, "- - untrusted\n");
+			seq_puts(m, "- - untrusted - -\n");
 			continue;
 		}
 		/* the cached scan only: a summary must not scan per line */
-		md_check_memcg(e, pos, &c, untrusted ? MD_CHECK_UNTRUSTED : 0);
-		seq_printf(m, "%ld %ld %s\n", c.ledger, c.kernel, md_verdict_names[c.verdict]);
+		md_check_memcg(e, pos, &c, MD_CHECK_UNTRUSTED(untrusted));
+		/* the memcg's verdict is its worst counter's */
+		seq_printf(m, "%ld %ld %s %ld %ld\n", c.rows[MD_C_DIRTY].ledger,
+			   c.rows[MD_C_DIRTY].kernel, md_verdict_names[c.verdict],
+			   c.rows[MD_C_WRITEBACK].ledger, c.rows[MD_C_WRITEBACK].kernel);
 	}
 	mutex_unlock(&md_mutex);
 	return 0;

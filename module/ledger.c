@@ -34,6 +34,11 @@ const char * const md_event_names[MD_NR_EVENTS] = {
 	[MD_MIGRATED]		= "migrated",
 	[MD_MOVED_IN]		= "moved_in",
 	[MD_MOVED_OUT]		= "moved_out",
+	[MD_WB_STARTED]		= "wb_started",
+	[MD_WB_ENDED]		= "wb_ended",
+	[MD_WB_MOVED_IN]	= "wb_moved_in",
+	[MD_WB_MOVED_OUT]	= "wb_moved_out",
+	[MD_WB_ENDED_IRQ]	= "wb_ended_irq",
 };
 
 struct hlist_head md_hash[1 << MD_HASH_BITS];
@@ -249,12 +254,14 @@ void md_account_migrate(struct mem_cgroup *memcg, int from, int to, long pages)
 	}
 }
 
-/* v1 charge moving: the dirty pages change memcg on the same node. */
+/* v1 charge moving: counter @c's pages change memcg on the same node. */
 void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
-		     int nid, long pages)
+		     enum md_counter c, int nid, long pages)
 {
-	md_account(from, MD_C_DIRTY, nid, -pages, MD_MOVED_OUT);
-	md_account(to, MD_C_DIRTY, nid, pages, MD_MOVED_IN);
+	bool wb = c == MD_C_WRITEBACK;
+
+	md_account(from, c, nid, -pages, wb ? MD_WB_MOVED_OUT : MD_MOVED_OUT);
+	md_account(to, c, nid, pages, wb ? MD_WB_MOVED_IN : MD_MOVED_IN);
 }
 
 void md_account_uncharged(long pages)
@@ -389,6 +396,32 @@ void md_ledger_unsync_existing(void)
 			WRITE_ONCE(e->synced, false);
 		else
 			atomic_long_inc(&md_lost_gen);
+	}
+	md_ledger_list_fresh();
+	mutex_unlock(&md_mutex);
+}
+
+/*
+ * Counter @c of every memcg to be based again from a still scan, the
+ * entries otherwise as they are (rows_unsynced): its probes missed hits of
+ * unknown memcgs (attach.c).  A memcg without an entry gets one unsynced.
+ * The sequence moves, as at an unsync.  Caller does not hold md_mutex.
+ */
+void md_ledger_unsync_counter(enum md_counter c)
+{
+	struct mem_cgroup *pos = NULL;
+	struct md_entry *e;
+
+	mutex_lock(&md_mutex);
+	while ((pos = md_memcg_walk(pos))) {
+		e = md_entry_get(pos, GFP_KERNEL);
+		if (!e) {
+			atomic_long_inc(&md_lost_gen);
+			continue;
+		}
+		this_cpu_inc(md_seq);
+		atomic_long_inc(&e->unsyncs);	/* moves the entry's sequence */
+		set_bit(c, &e->rows_unsynced);
 	}
 	md_ledger_list_fresh();
 	mutex_unlock(&md_mutex);

@@ -33,7 +33,10 @@ static __always_inline unsigned int md_cn(enum md_counter c, int nid)
 	return c * nr_node_ids + nid;
 }
 
-/* Event totals kept per memcg; values are pages. */
+/*
+ * Event totals kept per memcg; values are pages.  Each is of one counter:
+ * the writeback counter's are MD_WB_*.
+ */
 enum md_event {
 	MD_DIRTIED,
 	MD_CLEANED_IO,
@@ -42,6 +45,11 @@ enum md_event {
 	MD_MIGRATED,
 	MD_MOVED_IN,
 	MD_MOVED_OUT,
+	MD_WB_STARTED,
+	MD_WB_ENDED,
+	MD_WB_MOVED_IN,
+	MD_WB_MOVED_OUT,
+	MD_WB_ENDED_IRQ,	/* of MD_WB_ENDED: those ended in hard interrupt context */
 	MD_NR_EVENTS,
 };
 
@@ -118,7 +126,7 @@ struct md_entry_scan {
 
 /* check.c's, under md_mutex */
 struct md_entry_check {
-	int last_verdict;		/* enum md_verdict, to log changes once */
+	int last_verdict[MD_NR_COUNTERS];	/* enum md_verdict, to log changes once */
 };
 
 /* audit.c's, under md_mutex */
@@ -167,6 +175,13 @@ struct md_entry {
 	 * md_resync() sets base[] from a quiescent scan.
 	 */
 	bool synced;
+	/*
+	 * Counters (enum md_counter bits) of a synced entry to be based again
+	 * from a still scan (md_resync_scanned()): their probes missed hits of
+	 * unknown memcgs (md_ledger_unsync_counter()).  Their verdicts are
+	 * unsynced meanwhile; the others' go on.
+	 */
+	unsigned long rows_unsynced;
 	/* pages in return probes' windows (md_inflight_begin()) */
 	atomic_long_t inflight;
 	atomic_long_t unsyncs;		/* md_entry_unsync() calls */
@@ -204,6 +219,7 @@ extern struct list_head md_entries;
 int md_ledger_init(void);
 void md_ledger_set_change_work(struct work_struct *work);
 void md_ledger_unsync_existing(void);
+void md_ledger_unsync_counter(enum md_counter c);
 void md_ledger_loaded(void);
 void md_ledger_stop(void);
 void md_ledger_exit(void);
@@ -254,6 +270,16 @@ static __always_inline void md_account_entry(struct md_entry *e, enum md_counter
 	this_cpu_add(pc->events[ev], abs(pages));
 	smp_wmb();		/* pairs with md_entry_quiet() */
 	this_cpu_add(pc->count[md_cn(c, nid)], pages);
+}
+
+/*
+ * A detail of an event just counted on @e (md_account_entry()), which
+ * moves no count: the event's sequence has moved already.
+ */
+static __always_inline void md_account_detail(struct md_entry *e, long pages,
+					      enum md_event ev)
+{
+	this_cpu_add(e->pcpu->events[ev], pages);
 }
 
 /* An event of @pages (signed) of counter @c on node @nid of @memcg (NULL: uncharged). */
@@ -310,7 +336,7 @@ void md_ledger_unsettle(void);
 void md_account_migrate(struct mem_cgroup *memcg, int from, int to,
 			long pages);
 void md_account_move(struct mem_cgroup *from, struct mem_cgroup *to,
-		     int nid, long pages);
+		     enum md_counter c, int nid, long pages);
 void md_account_uncharged(long pages);
 void md_memcg_released(struct mem_cgroup *memcg);
 void md_memcg_freed(struct mem_cgroup *memcg);

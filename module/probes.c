@@ -380,7 +380,9 @@ struct md_move_data {
 
 /*
  * Both memcgs are pinned by the caller (mem_cgroup_move_charge()) for the
- * whole call, so their entries outlive the window.
+ * whole call, so their entries outlive the window.  The kernel moves a
+ * file folio's dirty count and any folio's writeback count, anonymous
+ * ones (swap) included.
  */
 static int md_move_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -393,13 +395,9 @@ static int md_move_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->to = md_arg(regs, 3);
 	folio = page_folio(d->page);
 	d->pages = d->compound ? folio_nr_pages(folio) : 1;
-	d->slot = -1;
 	d->note = 0;
-	d->from_e = NULL;
-	d->to_e = NULL;
-	if (folio_test_anon(folio))
-		return 0;
-	d->note = md_note_change(MD_P_MOVED, d->from, d->to, d->pages);
+	if (!folio_test_anon(folio))
+		d->note = md_note_change(MD_P_MOVED, d->from, d->to, d->pages);
 	d->slot = md_move_track(folio);
 	d->from_e = md_inflight_begin(d->from, d->pages);
 	d->to_e = md_inflight_begin(d->to, d->pages);
@@ -411,34 +409,131 @@ static int md_move_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct md_move_data *d = (void *)ri->data;
 	struct folio *folio = page_folio(d->page);
 	struct address_space *mapping;
-	bool certain;
+	bool certain, dirty;
 
 	md_hit(MD_P_MOVED);
 	md_note_retire(d->note);
 	md_delay(MD_D_MOVED);
 	certain = md_move_untrack(d->slot);
-	mapping = folio_mapping(folio);
-	if (regs_return_value(regs) || folio_test_anon(folio) ||
-	    (mapping && !md_mapping_accounts_dirty(mapping)) ||
-	    md_inject_drop(MD_P_MOVED, d->from))
+	if (regs_return_value(regs) || md_inject_drop(MD_P_MOVED, d->from))
 		goto out;
+	if (!certain) {
+		/* its dirty or writeback state changed around the move: do not guess */
+		md_entry_unsync(d->from);
+		md_entry_unsync(d->to);
+		goto out;
+	}
 	/*
 	 * No mapping: truncated since the move.  Whether its dirty state was
 	 * touched decides before that: had it been dirty, truncation touched
 	 * it, and the move the kernel made must not go unseen.
 	 */
-	if (!certain) {
-		/* its dirty state changed around the move: do not guess */
-		md_entry_unsync(d->from);
-		md_entry_unsync(d->to);
-	} else if (mapping && folio_test_dirty(folio)) {
-		md_account_move(d->from, d->to, folio_nid(folio), d->pages);
-	}
+	mapping = folio_mapping(folio);
+	dirty = !folio_test_anon(folio) && mapping && md_mapping_accounts_dirty(mapping) &&
+		folio_test_dirty(folio);
+	if (dirty)
+		md_account_move(d->from, d->to, MD_C_DIRTY, folio_nid(folio), d->pages);
+	if (folio_test_writeback(folio))
+		md_account_move(d->from, d->to, MD_C_WRITEBACK, folio_nid(folio), d->pages);
 out:
 	if (d->from_e)
 		md_inflight_end(d->from_e, d->pages);
 	if (d->to_e)
 		md_inflight_end(d->to_e, d->pages);
+	return 0;
+}
+
+/* --- writeback begun and ended (the writeback counter) ------------------- */
+
+struct md_wb_data {
+	struct folio *folio;
+	struct mem_cgroup *memcg;	/* held over the window, or NULL */
+	struct md_entry *e;		/* the window in flight, or NULL */
+	long pages;
+	bool held;
+};
+
+/*
+ * The kernel counts NR_WRITEBACK between our entry and return handlers:
+ * the window is in flight on the memcg's entry.  A start runs with the
+ * folio locked; an end may run in interrupt context, the folio unlocked
+ * and referenced by its caller (folio_end_writeback()).  Both change a
+ * folio's writeback state, which a v1 charge move in flight must hear of.
+ */
+static int md_wb_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct md_wb_data *d = (void *)ri->data;
+
+	d->folio = md_arg(regs, 0);
+	d->memcg = NULL;
+	d->e = NULL;
+	d->pages = folio_nr_pages(d->folio);
+	md_move_touch(d->folio);
+	d->held = md_folio_memcg_hold(d->folio, &d->memcg);
+	if (d->held && d->memcg)
+		d->e = md_inflight_begin(d->memcg, d->pages);
+	return 0;
+}
+
+/*
+ * The end, unlike the start, does not hold the folio lock, which v1
+ * charge moving takes: a move between our two handlers leaves it unknown
+ * which memcg the kernel counted in, the one of the entry or the one of
+ * now.  Both are unsynced (the move's own handler sees the end as a touch
+ * of its folio).  Where the kernel reparents, the folio's memcg changes
+ * at a reparenting too, but a held memcg is in its new one's unit, which
+ * is what the checks compare.
+ */
+static bool md_wb_memcg_moved(struct md_wb_data *d)
+{
+	struct mem_cgroup *now;
+
+	if (MD_KERNEL_REPARENTS)
+		return false;
+	md_move_touch(d->folio);
+	now = folio_memcg(d->folio);
+	if (likely(now == d->memcg))
+		return false;
+	md_entry_unsync(d->memcg);
+	md_entry_unsync(now);
+	return true;
+}
+
+static void md_wb_ret(struct md_wb_data *d, enum md_point p, bool counted, long sign,
+		      enum md_event ev)
+{
+	if (!d->held)
+		return;
+	if (!counted || md_wb_memcg_moved(d) || md_inject_drop(p, d->memcg))
+		goto out;
+	if (d->e) {
+		md_account_entry(d->e, MD_C_WRITEBACK, folio_nid(d->folio), sign * d->pages, ev);
+		/* said apart: where ends run decides what they may race with */
+		if (ev == MD_WB_ENDED && in_hardirq())
+			md_account_detail(d->e, d->pages, MD_WB_ENDED_IRQ);
+	} else if (!d->memcg) {
+		md_account(NULL, MD_C_WRITEBACK, folio_nid(d->folio), sign * d->pages, ev);
+	}
+out:
+	if (d->e)
+		md_inflight_end(d->e, d->pages);
+	md_folio_memcg_drop(d->memcg);
+}
+
+/* Before 6.8 the return value says whether the kernel counted (compat.h). */
+static int md_wb_started_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	md_hit(MD_P_WB_STARTED);
+	md_wb_ret((void *)ri->data, MD_P_WB_STARTED,
+		  !MD_WB_RET_SAYS_COUNTED || !md_ret_bool(regs), 1, MD_WB_STARTED);
+	return 0;
+}
+
+static int md_wb_ended_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	md_hit(MD_P_WB_ENDED);
+	md_wb_ret((void *)ri->data, MD_P_WB_ENDED,
+		  !MD_WB_RET_SAYS_COUNTED || md_ret_bool(regs), -1, MD_WB_ENDED);
 	return 0;
 }
 
@@ -528,11 +623,66 @@ static int md_reparent_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* --- interrupts off in the kprobes' handlers ------------------------------ */
+
+/*
+ * A kprobe at a function's entry (and a kretprobe's entry) runs from
+ * ftrace, and a kretprobe's return from its trampoline, both with
+ * interrupts on; while such a handler runs, every kprobe hit on its CPU is
+ * counted missed instead (kprobe_running()).  An interrupt that ends
+ * writeback there, a bio's folios at once, would lose as many wb_ended
+ * hits: 1,024 in one go under make check's soak.  So our kprobes' handlers
+ * run with interrupts off, and only the kprobe code's own few instructions
+ * around them stay open (a kprobe of someone else's may still be there:
+ * the writeback counter's misses make its verdicts, alone, untrusted).
+ */
+#define MD_IRQS_OFF_KP(fn)						\
+static int fn##_irqs_off(struct kprobe *p, struct pt_regs *regs)	\
+{									\
+	unsigned long flags;						\
+	int ret;							\
+									\
+	local_irq_save(flags);						\
+	ret = fn(p, regs);						\
+	local_irq_restore(flags);					\
+	return ret;							\
+}
+
+#define MD_IRQS_OFF_KRP(fn)							\
+static int fn##_irqs_off(struct kretprobe_instance *ri, struct pt_regs *regs)	\
+{										\
+	unsigned long flags;							\
+	int ret;								\
+										\
+	local_irq_save(flags);							\
+	ret = fn(ri, regs);							\
+	local_irq_restore(flags);						\
+	return ret;								\
+}
+
+MD_IRQS_OFF_KP(md_kp_mark_dirty)
+MD_IRQS_OFF_KP(md_kp_cleaned)
+MD_IRQS_OFF_KP(md_kp_online)
+MD_IRQS_OFF_KP(md_kp_offline)
+MD_IRQS_OFF_KP(md_kp_release)
+MD_IRQS_OFF_KP(md_kp_free)
+MD_IRQS_OFF_KRP(md_clear_io_entry)
+MD_IRQS_OFF_KRP(md_clear_io_ret)
+MD_IRQS_OFF_KRP(md_migrate_entry)
+MD_IRQS_OFF_KRP(md_migrate_ret)
+MD_IRQS_OFF_KRP(md_move_entry)
+MD_IRQS_OFF_KRP(md_move_ret)
+MD_IRQS_OFF_KRP(md_reparent_entry)
+MD_IRQS_OFF_KRP(md_reparent_ret)
+MD_IRQS_OFF_KRP(md_wb_entry)
+MD_IRQS_OFF_KRP(md_wb_started_ret)
+MD_IRQS_OFF_KRP(md_wb_ended_ret)
+
 /* --- each point's candidates ------------------------------------------- */
 
-#define MD_KP(sym, fn)		{ .symbol = sym, .kind = MD_KPROBE, .pre = fn }
-#define MD_KRP(sym, e, r, t)	{ .symbol = sym, .kind = MD_KRETPROBE, .entry = e, \
-				  .ret = r, .data_size = sizeof(t) }
+#define MD_KP(sym, fn)		{ .symbol = sym, .kind = MD_KPROBE, .pre = fn##_irqs_off }
+#define MD_KRP(sym, e, r, t)	{ .symbol = sym, .kind = MD_KRETPROBE, .entry = e##_irqs_off, \
+				  .ret = r##_irqs_off, .data_size = sizeof(t) }
 #define MD_TP(name, fn)		{ .symbol = name, .kind = MD_TRACEPOINT, .tp_probe = fn }
 #define MD_FT(sym, fn)		{ .symbol = sym, .kind = MD_FTRACE, .ftrace = fn }
 
@@ -592,6 +742,16 @@ static const struct md_variant md_v_reparent[] = {
 	{ }
 };
 
+static const struct md_variant md_v_wb_started[] = {
+	MD_KRP("__folio_start_writeback", md_wb_entry, md_wb_started_ret, struct md_wb_data),
+	{ }
+};
+
+static const struct md_variant md_v_wb_ended[] = {
+	MD_KRP("__folio_end_writeback", md_wb_entry, md_wb_ended_ret, struct md_wb_data),
+	{ }
+};
+
 const struct md_candidates md_candidates[MD_NR_POINTS] = {
 	[MD_P_DIRTIED]	  = { true, md_v_dirtied },
 	[MD_P_CLEANED_IO] = { true, md_v_cleaned_io },
@@ -606,6 +766,9 @@ const struct md_candidates md_candidates[MD_NR_POINTS] = {
 	[MD_P_FREE]	  = { true, md_v_free },
 	/* without it the watch cannot judge a reparenting of its counter */
 	[MD_P_REPARENT]	  = { false, md_v_reparent },
+	/* the writeback counter's ledger: without them it has none */
+	[MD_P_WB_STARTED] = { true, md_v_wb_started },
+	[MD_P_WB_ENDED]	  = { true, md_v_wb_ended },
 };
 
 /* A point's hits, over every CPU. */

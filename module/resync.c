@@ -35,30 +35,37 @@
  * false if the last read still had one run through it.
  */
 static bool md_resync_kernel_offset(struct md_entry *e, struct mem_cgroup *memcg,
-				    enum md_counter c, long *offset, long *scan)
+				    long *offset, long *scan)
 {
 	struct md_unit_walk w;
 	struct mem_cgroup *pos;
 	struct md_entry *m;
-	int nid;
+	enum md_counter c;
+	int nid, i;
 
 	md_unit_walk_begin(&w, memcg, MD_UNIT_MEMBERS);
 	do {
-		for_each_node(nid) {
-			scan[nid] = e->scan.pages[md_cn(c, nid)];
-			offset[nid] = scan[nid] - md_kernel_node(memcg, c, nid) -
-				      md_entry_carried_kernel(e, c, nid);
+		for (c = 0; c < MD_NR_COUNTERS; c++) {
+			for_each_node(nid) {
+				i = md_cn(c, nid);
+				scan[i] = e->scan.pages[i];
+				offset[i] = scan[i] - md_kernel_node(memcg, c, nid) -
+					    md_entry_carried_kernel(e, c, nid);
+			}
 		}
 		rcu_read_lock();
 		while ((pos = md_unit_walk_next(&w))) {
 			m = md_entry_lookup(pos);
-			for_each_node(nid) {
-				offset[nid] -= md_kernel_node(pos, c, nid);
-				if (!m)
-					continue;
-				scan[nid] += m->scan.pages[md_cn(c, nid)];
-				offset[nid] += m->scan.pages[md_cn(c, nid)] -
-					       md_entry_carried_kernel(m, c, nid);
+			for (c = 0; c < MD_NR_COUNTERS; c++) {
+				for_each_node(nid) {
+					i = md_cn(c, nid);
+					offset[i] -= md_kernel_node(pos, c, nid);
+					if (!m)
+						continue;
+					scan[i] += m->scan.pages[i];
+					offset[i] += m->scan.pages[i] -
+						     md_entry_carried_kernel(m, c, nid);
+				}
 			}
 		}
 		rcu_read_unlock();
@@ -175,7 +182,8 @@ static bool md_resync_wanted(void)
 	struct md_entry *e;
 
 	list_for_each_entry(e, &md_entries, node) {
-		if (!READ_ONCE(e->dead) && !READ_ONCE(e->synced))
+		if (!READ_ONCE(e->dead) &&
+		    (!READ_ONCE(e->synced) || READ_ONCE(e->rows_unsynced)))
 			return true;
 	}
 	return false;
@@ -187,20 +195,91 @@ static void md_resync_unjudged(struct md_entry *e)
 	e->scan.apart.since_ns = 0;
 }
 
+/* Into @events, @e's events of every counter and node (md_cn()), read now. */
+static void md_resync_events(struct md_entry *e, long *events)
+{
+	enum md_counter c;
+	int nid;
+
+	for (c = 0; c < MD_NR_COUNTERS; c++)
+		for_each_node(nid)
+			events[md_cn(c, nid)] = md_entry_ledger_events(e, c, nid);
+}
+
 /*
- * @e's base from this pass's scan: what the scan found that its events
- * (@events, per node, read after the scan) and what was carried here do
- * not hold already.
+ * @e's base, every counter's, from this pass's scan: what the scan found
+ * that its events (@events, per counter and node, read after the scan) and
+ * what was carried here do not hold already.
  */
 static void md_resync_base(struct md_entry *e, const long *events)
 {
-	int nid;
+	enum md_counter c;
+	int nid, i;
 
-	for_each_node(nid)
-		WRITE_ONCE(e->base[md_cn(MD_C_DIRTY, nid)],
-			   e->scan.pages[md_cn(MD_C_DIRTY, nid)] - events[nid] -
-			   md_entry_carried_ledger(e, MD_C_DIRTY, nid));
+	for (c = 0; c < MD_NR_COUNTERS; c++) {
+		for_each_node(nid) {
+			i = md_cn(c, nid);
+			WRITE_ONCE(e->base[i], e->scan.pages[i] - events[i] -
+				   md_entry_carried_ledger(e, c, nid));
+		}
+	}
 	memset(&e->scan.apart, 0, sizeof(e->scan.apart));
+	WRITE_ONCE(e->rows_unsynced, 0);	/* every row based */
+}
+
+/*
+ * A synced entry's counters to be based again (rows_unsynced: their
+ * probes missed hits), each from this pass's scan as md_resync_base()
+ * does, if @e was still through it (@events: scratch).  Where the kernel
+ * reparents, only a live memcg with no dying member: a member's ledger,
+ * which may be off too, is summed with its unit root's until it is freed
+ * and carried, and the base takes out what was carried.  True once based.
+ * Caller holds md_mutex.
+ */
+static noinline bool md_resync_rows(struct md_entry *e, long *events)
+{
+	unsigned long rows = READ_ONCE(e->rows_unsynced);
+	struct mem_cgroup *memcg;
+	bool based = false;
+	enum md_counter c;
+	int nid, i;
+
+	if (!e->scan.valid || e->scan.busy)
+		return false;
+	memcg = md_entry_pin(e);
+	if (!memcg)
+		return false;
+	if (MD_KERNEL_REPARENTS) {
+		rcu_read_lock();
+		based = css_is_dying(&memcg->css) || md_unit_member_next(memcg, NULL);
+		rcu_read_unlock();
+		if (based) {
+			based = false;
+			goto out;	/* when its members are carried */
+		}
+	}
+	md_resync_events(e, events);
+	if (!md_entry_quiet(e, e->scan.seq0))
+		goto out;
+	for (c = 0; c < MD_NR_COUNTERS; c++) {
+		if (!(rows & BIT(c)))
+			continue;
+		for_each_node(nid) {
+			i = md_cn(c, nid);
+			WRITE_ONCE(e->base[i], e->scan.pages[i] - events[i] -
+				   md_entry_carried_ledger(e, c, nid));
+		}
+	}
+	smp_mb();	/* the bases before the sequence read again */
+	if (md_entry_quiet(e, e->scan.seq0)) {
+		for (c = 0; c < MD_NR_COUNTERS; c++)
+			if (rows & BIT(c))
+				clear_bit(c, &e->rows_unsynced);
+		based = true;
+	}
+out:
+	css_put(&memcg->css);
+	return based;
 }
 
 /*
@@ -223,7 +302,6 @@ static bool md_resync_members(struct mem_cgroup *root, bool commit, long *events
 	struct mem_cgroup *pos;
 	struct md_entry *m;
 	bool still = true;
-	int nid;
 
 	rcu_read_lock();
 	for (pos = NULL; (pos = md_unit_member_next(root, pos));) {
@@ -237,8 +315,7 @@ static bool md_resync_members(struct mem_cgroup *root, bool commit, long *events
 				break;
 			continue;
 		}
-		for_each_node(nid)
-			events[nid] = md_entry_ledger_events(m, MD_C_DIRTY, nid);
+		md_resync_events(m, events);
 		md_resync_base(m, events);
 		WRITE_ONCE(m->synced, true);
 		smp_mb();	/* pairs with md_entry_unsync() */
@@ -359,16 +436,18 @@ int md_resync_scanned(void)
 	long *events, *offset, *scan;
 	struct md_entry *e;
 	unsigned int carry_seq;
-	int nid, left = 0;
+	int left = 0;
 	struct md_entry_apart apart;
 	bool own_count, members_still;
+	unsigned int n = MD_NR_COUNTERS * nr_node_ids;
+	enum md_counter c;
 
 	lockdep_assert_held(&md_mutex);
 	if (!md_resync_wanted())
 		return 0;	/* no allocation for nothing */
-	events = kmalloc_array(nr_node_ids, sizeof(*events), GFP_KERNEL);
-	offset = kmalloc_array(nr_node_ids, sizeof(*offset), GFP_KERNEL);
-	scan = kmalloc_array(nr_node_ids, sizeof(*scan), GFP_KERNEL);
+	events = kmalloc_array(n, sizeof(*events), GFP_KERNEL);
+	offset = kmalloc_array(n, sizeof(*offset), GFP_KERNEL);
+	scan = kmalloc_array(n, sizeof(*scan), GFP_KERNEL);
 	if (!events || !offset || !scan) {
 		kfree(scan);
 		kfree(offset);
@@ -377,8 +456,13 @@ int md_resync_scanned(void)
 	}
 	md_delay(MD_D_RESYNC);
 	list_for_each_entry(e, &md_entries, node) {
-		if (READ_ONCE(e->dead) || READ_ONCE(e->synced))
+		if (READ_ONCE(e->dead))
 			continue;
+		if (READ_ONCE(e->synced)) {
+			if (READ_ONCE(e->rows_unsynced) && !md_resync_rows(e, events))
+				left++;
+			continue;
+		}
 		if (!e->scan.valid || e->scan.busy) {
 			md_resync_unjudged(e);
 			left++;
@@ -403,20 +487,21 @@ int md_resync_scanned(void)
 		if (atomic_xchg(&e->unsynced_in, 0) && !e->scan.apart.expected)
 			e->scan.apart.unseen = true;
 		carry_seq = md_carry_begin();
-		if (own_count && !md_resync_kernel_offset(e, memcg, MD_C_DIRTY, offset, scan)) {
+		if (own_count && !md_resync_kernel_offset(e, memcg, offset, scan)) {
 			md_resync_unjudged(e);
 			left++;		/* carries kept running: next time */
 			goto next;
 		}
-		for_each_node(nid)
-			events[nid] = md_entry_ledger_events(e, MD_C_DIRTY, nid);
+		md_resync_events(e, events);
 		/* an event since the scan began would be in events, not scan */
 		if (!md_entry_quiet(e, e->scan.seq0)) {
 			md_resync_unjudged(e);
 			left++;
 			goto next;
 		}
-		if ((own_count && md_resync_apart(e, offset, scan)) ||
+		/* the dirty counter's views judge whether a base may be taken */
+		if ((own_count && md_resync_apart(e, offset + md_cn(MD_C_DIRTY, 0),
+						  scan + md_cn(MD_C_DIRTY, 0))) ||
 		    (MD_KERNEL_REPARENTS && own_count && !md_resync_members(memcg, false, NULL))) {
 			left++;
 			goto next;
@@ -434,7 +519,8 @@ int md_resync_scanned(void)
 			e->scan.apart = apart;	/* what was seen still holds */
 			left++;
 		} else if (MD_KERNEL_REPARENTS && own_count) {
-			md_entry_carry_offset(e, MD_C_DIRTY, offset);
+			for (c = 0; c < MD_NR_COUNTERS; c++)
+				md_entry_carry_offset(e, c, offset + md_cn(c, 0));
 			/* taken with a member never seen at rest: said in the stat */
 			if (apart.unseen)
 				WRITE_ONCE(e->scan.kernel_carried_unseen,

@@ -173,7 +173,7 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 	long nr;
 
 	/* unlocked pre-filter: most pages are not dirty file pages */
-	if (PageTail(page) || !folio_test_dirty(folio) || folio_test_anon(folio))
+	if (PageTail(page) || !(folio_test_dirty(folio) || folio_test_writeback(folio)))
 		return 0;
 	if (!folio_try_get(folio)) {
 		/* frozen for a split, or being freed: either way in flux */
@@ -191,6 +191,12 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 	nr = folio_nr_pages(folio);
 	skip = nr - 1;
 	mapping = folio_mapping(folio);
+	if (folio_test_writeback(folio)) {
+		memcg = folio_memcg(folio);
+		e = memcg ? md_entry_get(memcg, GFP_ATOMIC) : NULL;
+		if (e)
+			e->scan.pages[md_cn(MD_C_WRITEBACK, folio_nid(folio))] += nr;
+	}
 	if (folio_test_dirty(folio) && !folio_test_anon(folio) &&
 	    md_mapping_accounts_dirty(mapping)) {
 		memcg = folio_memcg(folio);
@@ -248,7 +254,8 @@ static void md_scan_node(int nid, struct md_scan_info *info)
 		}
 		while (pfn < next) {
 			page = pfn_to_page(pfn++);
-			if (likely(!test_bit(PG_dirty, md_page_flags(page))) ||
+			if (likely(!(*md_page_flags(page) &
+				     (BIT(PG_dirty) | BIT(PG_writeback)))) ||
 			    page_to_nid(page) != nid)
 				continue;
 			pfn += md_scan_page(page, info);

@@ -83,7 +83,7 @@ void md_show_events(struct seq_file *m)
 
 	first = log->next > MD_EVENTS_MAX ? log->next - MD_EVENTS_MAX : 0;
 	seq_printf(m, "dropped %lu\n", first);
-	seq_puts(m, "time id path node kind probe pfn kernel ledger scan missed\n");
+	seq_puts(m, "time id path node kind probe pfn kernel ledger scan missed counter\n");
 	for (i = first; i < log->next; i++) {
 		struct md_anomaly *a = &log->ring[i % MD_EVENTS_MAX];
 
@@ -104,7 +104,8 @@ void md_show_events(struct seq_file *m)
 			seq_printf(m, "%lu", a->pfn);
 		else
 			seq_putc(m, '-');
-		seq_printf(m, " %ld %ld %ld %lu\n", a->kernel, a->ledger, a->scan, a->missed);
+		seq_printf(m, " %ld %ld %ld %lu %s\n", a->kernel, a->ledger, a->scan, a->missed,
+			   a->counter < MD_NR_COUNTERS ? md_counter_names[a->counter] : "-");
 	}
 out:
 	kfree(path);
