@@ -34,7 +34,10 @@ md_cleanup() {
 		kill "$p" 2> /dev/null
 	done
 	rm -f "$md_jobs"
+	# a writeback held by a freeze: its waiters end only at the thaw
+	md_wb_thaw
 	wait 2> /dev/null
+	md_wb_hold_undo
 	md_release_writeback
 	md_rev=
 	for c in $md_cgs; do
@@ -368,6 +371,51 @@ md_hold_writeback() {
 	echo 805306368 > /proc/sys/vm/dirty_background_bytes
 }
 
+# md_wb_hold_disk: MD_WBD, a small ext4 (ext2 layout) on a loop device whose
+# backing file is on the xfs mount if there is one, else on MD_FS.  While
+# that filesystem is frozen (md_wb_freeze, until md_wb_thaw) the loop's
+# writes to its backing file wait, so folios written back on MD_WBD stay
+# under writeback: their start counted, their end not yet.  False, the
+# reason in md_wb_why, where it cannot be had, or where the backing
+# filesystem is the root's (freezing it would stop the test too).  Undone
+# at exit.
+md_wb_hold_disk() {
+	md_wbl=$(md_xfs_dir) || md_wbl=$MD_FS
+	md_wb_why="$md_wbl is on the root filesystem, which a held writeback would freeze"
+	[ "$(stat -c %d "$md_wbl")" != "$(stat -c %d /)" ] || return 1
+	md_wb_why="a held writeback needs fsfreeze, losetup and mke2fs"
+	command -v fsfreeze > /dev/null && command -v losetup > /dev/null &&
+		command -v mke2fs > /dev/null || return 1
+	md_wbimg=$md_wbl/md_wbhold.$$
+	md_wb_why="cannot make a filesystem image in $md_wbl"
+	truncate -s 256M "$md_wbimg" && mke2fs -q -F "$md_wbimg" > /dev/null 2>&1 || return 1
+	# busybox's losetup has no --show
+	md_wb_why="no free loop device"
+	md_wbdev=$(losetup -f) && losetup "$md_wbdev" "$md_wbimg" || return 1
+	MD_WBD=${TMPDIR:-/tmp}/md_wbd.$$
+	mkdir -p "$MD_WBD"
+	# shellcheck disable=SC2034 # read by the tests that source this file
+	md_wb_why="cannot mount $md_wbdev"
+	mount -t ext4 "$md_wbdev" "$MD_WBD"
+}
+
+md_wb_freeze() {
+	fsfreeze --freeze "$md_wbl" && md_wb_frozen=1
+}
+
+md_wb_thaw() {
+	[ -z "${md_wb_frozen:-}" ] || fsfreeze --unfreeze "$md_wbl"
+	md_wb_frozen=
+}
+
+md_wb_hold_undo() {
+	[ -n "${md_wbimg:-}" ] || return 0
+	[ -z "${MD_WBD:-}" ] || { umount "$MD_WBD" 2> /dev/null; rmdir "$MD_WBD"; }
+	[ -z "${md_wbdev:-}" ] || losetup -d "$md_wbdev" 2> /dev/null
+	rm -f "$md_wbimg"
+	MD_WBD='' md_wbdev='' md_wbimg=
+}
+
 md_release_writeback() {
 	[ -n "${md_saved_wb:-}" ] || return 0
 	set -- $md_saved_wb
@@ -554,9 +602,9 @@ md_load_inject() {
 	md_load fault_inject=1 "$@" && [ -e "$MD/inject" ]
 }
 
-# md_v1_mover A B FILE PAGES: cgroups A and B (v1; B takes charges of
+# md_v1_mover A B FILE PAGES [SECS]: cgroups A and B (v1; B takes charges of
 # tasks moving in), and a task in A that maps FILE's PAGES pages dirty and
-# keeps them mapped for 30 s; md_mover is its pid, md_mover_line its first
+# keeps them mapped for SECS (30) s; md_mover is its pid, md_mover_line its first
 # line ("mapped").  Writeback is held from before the pages are dirtied.
 md_v1_mover() {
 	md_mkcg "$1" "$2"
@@ -567,8 +615,8 @@ md_v1_mover() {
 	md_hold_writeback
 	mkfifo "$3.ready"
 	# not through md_in_cg: $! must be the very process that maps the pages
-	sh -c 'echo $$ > "$0/cgroup.procs" && exec mdfile mapwait "$1" "$2" 30' \
-		"$CG/$1" "$3" "$4" > "$3.ready" &
+	sh -c 'echo $$ > "$0/cgroup.procs" && exec mdfile mapwait "$1" "$2" "$3"' \
+		"$CG/$1" "$3" "$4" "${5:-30}" > "$3.ready" &
 	# shellcheck disable=SC2034 # read by the tests that source this file
 	md_mover=$!
 	# shellcheck disable=SC2034 # read by the tests that source this file

@@ -24,7 +24,7 @@ md_eq "version file carries the kernel release" "$(uname -r)" "$(awk '$1 == "ker
 ver=$(awk '$1 == "version" { print $2 }' "$MD/version")
 modver=$(cat /sys/module/memcg_dirty/version 2>/dev/null)
 md_eq "version file matches the module's version" "$modver" "$ver"
-md_eq "probes has a header and one line per point" 11 "$(wc -l < "$MD/probes")"
+md_eq "probes has a header and one line per point" 13 "$(wc -l < "$MD/probes")"
 for p in dirtied cleaned_io cancelled migrated memcg_free; do
 	st=$(md_probe_status $p)
 	md_eq "required probe point $p attached" attached "$st"

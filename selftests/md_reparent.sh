@@ -57,7 +57,7 @@ sound() {
 	done
 	md_eq "$1: $P's check ok throughout" 0 $bad
 	md_eq "$1: no mismatch or underflow anywhere" 0 \
-		"$(awk '$NF == "mismatch" || $NF == "underflow"' "$MD/summary" | tee /dev/stderr | wc -l)"
+		"$(awk '$6 == "mismatch" || $6 == "underflow"' "$MD/summary" | tee /dev/stderr | wc -l)"
 }
 
 # 1) one child, no writer

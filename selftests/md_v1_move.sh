@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # cgroup v1 charge moving (memory.move_charge_at_immigrate = 3): a task that
 # maps dirty file pages moves from A to B; the dirty count moves with it.
-# Ledger, kernel and scan agree for both cgroups.
+# Ledger, kernel and scan agree for both cgroups.  Then one whose pages
+# are held under writeback (md_wb_hold_disk) moves from C to D: the
+# writeback count moves with them (wb_moved_in, wb_moved_out), and their
+# ends, after the move, are D's.
 . ./lib.sh
 md_require_root
 md_require_debugfs
@@ -31,6 +34,56 @@ wait
 md_release_writeback
 sync
 md_eq "B after sync: 0" "0 0" "$(md_stat md_mv_b dirty) $(md_stat md_mv_b kernel_dirty)"
+
+# wbviews CG: "writeback kernel_writeback" from its stat
+wbviews() {
+	echo "$(md_stat "$1" writeback) $(md_stat "$1" kernel_writeback)"
+}
+if ! md_wb_hold_disk; then
+	md_skip "pages held under writeback move" "$md_wb_why"
+else
+	# few enough pages that every one is under writeback at once: the loop
+	# device's queue takes a mapped file's pages one request each
+	N=256
+	md_v1_mover md_mv_c md_mv_d "$MD_WBD/wf" $N 300
+	pid=$md_mover
+	md_eq "C: the task mapped and dirtied its pages" mapped "$md_mover_line"
+	md_check "C: the backing filesystem frozen" md_wb_freeze
+	sync -d "$MD_WBD/wf" &
+	spid=$!
+	# as many of them as the loop device's queue takes under writeback,
+	# once that stands still
+	held_still() {
+		h1=$(md_stat md_mv_c kernel_writeback)
+		sleep 1
+		[ "$h1" -gt 0 ] && [ "$h1" = "$(md_stat md_mv_c kernel_writeback)" ]
+	}
+	md_check "C: its pages under writeback" md_poll 300 held_still
+	K=$(md_stat md_mv_c kernel_writeback)
+	md_diag "C: $K of its $N pages under writeback"
+	m0=$(md_stat md_mv_d wb_moved_in)
+	echo $pid > "$CG/md_mv_d/cgroup.procs"
+	M=$(($(md_stat md_mv_d wb_moved_in) - m0))
+	md_diag "D: $M pages under writeback moved in"
+	md_check "D: wb_moved_in counted pages under writeback ($M)" test "$M" -gt 0
+	md_eq "C: wb_moved_out counted as many" "$M" "$(md_stat md_mv_c wb_moved_out)"
+	md_eq "C: writeback left (ledger, kernel)" "$((K - M)) $((K - M))" "$(wbviews md_mv_c)"
+	md_eq "D: writeback moved in (ledger, kernel)" "$M $M" "$(wbviews md_mv_d)"
+	md_eq "C: check ok, writeback scan agrees" "ok $((K - M))" \
+		"$(md_chk md_mv_c verdict) $(md_chk md_mv_c writeback_scan)"
+	md_eq "D: check ok, writeback scan agrees" "ok $M" \
+		"$(md_chk md_mv_d verdict) $(md_chk md_mv_d writeback_scan)"
+	md_wb_thaw
+	wait $spid
+	md_eq "C after the ends: 0 0" "0 0" "$(wbviews md_mv_c)"
+	md_eq "D after the ends, counted there: 0 0" "0 0" "$(wbviews md_mv_d)"
+	md_check "D: its ends counted ($(md_stat md_mv_d wb_ended), $M moved in)" \
+		test "$(md_stat md_mv_d wb_ended)" -ge "$M"
+	kill $pid
+	wait
+	rm -f "$MD_WBD/wf"
+fi
+md_release_writeback
 rm -rf "$W"
-md_rmcg md_mv_a md_mv_b
+md_rmcg md_mv_a md_mv_b md_mv_c md_mv_d
 md_finish

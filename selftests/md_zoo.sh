@@ -10,6 +10,9 @@
 #   5 a migration between nodes that moves PG_dirty but not the count
 #   6 inside the kernel's own accounting, an increment twice the folio
 #   7 inside it, an increment that lands on a sibling memcg
+# and the writeback counter's (NR_WRITEBACK): raised with no folio under
+# writeback (wb_phantom), and lowered below 0 (wb_lost); their lines and
+# checks name the counter, and the dirty counter's verdict stays ok.
 # For each: the audit's line comes within four audits and names the
 # cgroup, the node, the three values and the suspect (the kernel), and the
 # check agrees; each memcg raises exactly one WARN.  The watch (control:
@@ -131,7 +134,7 @@ md_hold_writeback
 # whose background pass cleans it when that context's share of the limit
 # is small (a new cgroup's); the zoo needs its pages to stay as they are
 echo 360000 > /proc/sys/vm/dirty_writeback_centisecs
-cgs="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5 md_zoo6 md_zoo7 md_zoo7b md_zoo8"
+cgs="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo5 md_zoo6 md_zoo7 md_zoo7b md_zoo8 md_zoowb md_zoowl"
 md_mkcg $cgs
 for c in $cgs; do
 	md_wait_dir $c
@@ -143,6 +146,8 @@ md_in_cg md_zoo1 taskset -c 0 dd if=/dev/zero of="$W/z1" bs=4096 count=1 2> /dev
 md_in_cg md_zoo1 taskset -c 0 dd if=/dev/zero of="$W/z1" bs=4096 count=1 seek=1 conv=notrunc 2> /dev/null
 md_in_cg md_zoo4 mdfile write "$W/z4" 1
 md_in_cg md_zoo8 mdfile write "$W/z8" 1
+md_in_cg md_zoowb mdfile write "$W/zwb" 1
+md_in_cg md_zoowl mdfile write "$W/zwl" 1
 sync
 md_in_cg md_zoo2 mdfile write "$W/z2" 1
 md_in_cg md_zoo3 mdfile write "$W/z3" 1
@@ -154,7 +159,7 @@ md_in_cg md_zoo7b mdfile write "$W/z7b" 1
 # no trigger, no verdict
 md_check "audits run" md_audits_pass 4
 md_eq "no trigger pulled: no line" 0 "$(dmesg | grep -c 'memcg_dirty: [a-z]* /md_zoo' || true)"
-for c in md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo7b md_zoo8; do
+for c in md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo7b md_zoo8 md_zoowb md_zoowl; do
 	md_eq "no trigger pulled: $c checks ok" ok "$(md_chk $c verdict)"
 done
 echo scan > "$MD/control"
@@ -254,6 +259,22 @@ md_watched 4 md_zoo4 md_zoo_phantom_dirty
 zoo undo
 md_check "class 4 put right: check says ok" md_settled md_zoo4
 
+# --- the writeback counter: raised with no folio under writeback, then
+# lowered below 0; the audit's line ends with the counter's name
+for wb in "wb_phantom md_zoowb zwb mismatch 1" "wb_lost md_zoowl zwl underflow -1"; do
+	set -- $wb
+	a0=$(md_audit audits)
+	zoo "$1" "$W/$3" 0
+	md_caught "$1" "$4" "$2" "$a0"
+	md_check "$1: kernel $5, ledger and scan 0, suspect kernel, counter writeback" \
+		md_says "$line" -E ": kernel $5 ledger 0 scan 0, suspect kernel, counter writeback$"
+	md_eq "$1: check: counter writeback, its verdict $4, dirty's ok" "writeback $4 ok" \
+		"$(awk '{ v[$1] = $2 } END { print v["counter"], v["writeback_verdict"], v["dirty_verdict"] }' \
+			"$MD/cgroups/$2/check")"
+	zoo undo
+	md_check "$1 put right: check says ok" md_settled "$2"
+done
+
 # --- class 6: the kernel's own increment, twice the folio
 md_watch md_zoo6
 a0=$(md_audit audits)
@@ -289,7 +310,7 @@ zoo undo
 md_check "class 7 put right: check says ok" md_settled md_zoo7
 md_check "class 7 put right: the sibling's check says ok" md_settled md_zoo7b
 
-zoos="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoo6 md_zoo7 md_zoo7b"
+zoos="md_zoo1 md_zoo2 md_zoo3 md_zoo3b md_zoo4 md_zoowb md_zoowl md_zoo6 md_zoo7 md_zoo7b"
 
 # --- class 5: a migration moves PG_dirty, not the count; on xfs, which
 # migrates dirty folios as they are (7.x's ext4 may write them back first)
@@ -379,6 +400,6 @@ sync
 md_check "rmmod md_zoo" rmmod md_zoo
 md_check "outside the expected warnings, dmesg is clean" md_dmesg_clean
 md_release_writeback
-md_rmcg md_zoo8 md_zoo7b md_zoo7 md_zoo6 md_zoo5 md_zoo4 md_zoo3b md_zoo3 md_zoo2 md_zoo1
+md_rmcg md_zoowl md_zoowb md_zoo8 md_zoo7b md_zoo7 md_zoo6 md_zoo5 md_zoo4 md_zoo3b md_zoo3 md_zoo2 md_zoo1
 md_check "rmmod" md_unload
 md_finish

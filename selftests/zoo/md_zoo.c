@@ -26,6 +26,11 @@
  *                                 of functions named like the kernel's stat
  *                                 functions: no frame a localization keeps
  *                                 says who made it
+ *   wb_phantom FILE INDEX         the writeback counter (NR_WRITEBACK) of
+ *                                 FILE's memcg raised by the folio's size,
+ *                                 no folio under writeback
+ *   wb_lost FILE INDEX            lowered by it: below 0 once FILE's
+ *                                 memcg has nothing under writeback
  *   migrate_keep FILE | off       class 5: while armed, a migration of one
  *                                 of FILE's dirty folios to another node
  *                                 moves PG_dirty but leaves the count behind
@@ -93,6 +98,7 @@
 /* A count the zoo changed, to be put back: the memcg is pinned meanwhile. */
 struct md_zoo_change {
 	const char *class;
+	enum node_stat_item item;	/* NR_FILE_DIRTY, or NR_WRITEBACK (wb_*) */
 	struct mem_cgroup *memcg;
 	int nid;
 	long pages;
@@ -114,8 +120,8 @@ static struct dentry *md_zoo_dir;
  * remembered is refused: one the zoo could not undo would outlive the
  * test.  Any context.
  */
-static bool md_zoo_record(const char *class, struct mem_cgroup *memcg, int nid,
-			  long pages, bool apply)
+static bool md_zoo_record_item(const char *class, enum node_stat_item item,
+			       struct mem_cgroup *memcg, int nid, long pages, bool apply)
 {
 	struct md_zoo_change *c;
 	unsigned long flags;
@@ -125,17 +131,25 @@ static bool md_zoo_record(const char *class, struct mem_cgroup *memcg, int nid,
 	if (md_zoo_nr_changes < MD_ZOO_MAX_CHANGES && css_tryget(&memcg->css)) {
 		c = &md_zoo_changes[md_zoo_nr_changes++];
 		c->class = class;
+		c->item = item;
 		c->memcg = memcg;
 		c->nid = nid;
 		c->pages = pages;
 		if (apply)
-			md_zoo_stat_mod(memcg, nid, pages);
+			md_zoo_stat_mod(memcg, item, nid, pages);
 		recorded = true;
 	} else {
 		md_zoo_refused++;
 	}
 	raw_spin_unlock_irqrestore(&md_zoo_lock, flags);
 	return recorded;
+}
+
+/* The same, of NR_FILE_DIRTY: every class but the wb_ ones. */
+static bool md_zoo_record(const char *class, struct mem_cgroup *memcg, int nid,
+			  long pages, bool apply)
+{
+	return md_zoo_record_item(class, NR_FILE_DIRTY, memcg, nid, pages, apply);
 }
 
 static bool md_zoo_apply(const char *class, struct mem_cgroup *memcg, int nid,
@@ -152,7 +166,7 @@ static void md_zoo_undo(void)
 	raw_spin_lock_irqsave(&md_zoo_lock, flags);
 	while (md_zoo_nr_changes) {
 		c = &md_zoo_changes[--md_zoo_nr_changes];
-		md_zoo_stat_mod(c->memcg, c->nid, -c->pages);
+		md_zoo_stat_mod(c->memcg, c->item, c->nid, -c->pages);
 		css_put(&c->memcg->css);
 	}
 	raw_spin_unlock_irqrestore(&md_zoo_lock, flags);
@@ -214,6 +228,24 @@ static noinline int md_zoo_phantom_dirty(struct folio *folio, struct mem_cgroup 
 }
 
 /*
+ * The writeback counter's classes (NR_WRITEBACK, memory.stat's
+ * file_writeback), the folio's size: wb_phantom raises it with no folio
+ * under writeback, as a start counted twice would; wb_lost lowers it, as
+ * an end counted twice (or a start never counted) would.
+ */
+static noinline int md_zoo_wb_phantom(struct folio *folio, struct mem_cgroup *memcg)
+{
+	return md_zoo_record_item("wb_phantom", NR_WRITEBACK, memcg, folio_nid(folio),
+				  folio_nr_pages(folio), true) ? 0 : -ENOSPC;
+}
+
+static noinline int md_zoo_wb_lost(struct folio *folio, struct mem_cgroup *memcg)
+{
+	return md_zoo_record_item("wb_lost", NR_WRITEBACK, memcg, folio_nid(folio),
+				  -folio_nr_pages(folio), true) ? 0 : -ENOSPC;
+}
+
+/*
  * Class 4, deep: the change is recorded first, then made at the bottom of
  * a chain of calls to a function named like the kernel's stat functions
  * (__mod_*), deeper than a localization keeps frames of.  The barrier
@@ -229,7 +261,7 @@ static noinline void __mod_md_zoo_deep(struct mem_cgroup *memcg, int nid, long p
 		barrier();
 		return;
 	}
-	md_zoo_stat_mod(memcg, nid, pages);
+	md_zoo_stat_mod(memcg, NR_FILE_DIRTY, nid, pages);
 }
 
 static noinline int md_zoo_deep(struct folio *folio, struct mem_cgroup *memcg)
@@ -679,6 +711,10 @@ static int md_zoo_cmd_folio(char **argv)
 		err = md_zoo_clean_twice(t.folio, memcg);
 	else if (!strcmp(argv[0], "deep"))
 		err = md_zoo_deep(t.folio, memcg);
+	else if (!strcmp(argv[0], "wb_phantom"))
+		err = md_zoo_wb_phantom(t.folio, memcg);
+	else if (!strcmp(argv[0], "wb_lost"))
+		err = md_zoo_wb_lost(t.folio, memcg);
 	else
 		err = md_zoo_phantom_dirty(t.folio, memcg);
 	rcu_read_unlock();
@@ -806,6 +842,8 @@ static const struct md_zoo_cmd {
 	{ "wrong_memcg",	4, md_zoo_cmd_wrong_memcg },
 	{ "phantom",		2, md_zoo_cmd_folio },
 	{ "deep",		2, md_zoo_cmd_folio },
+	{ "wb_phantom",		2, md_zoo_cmd_folio },
+	{ "wb_lost",		2, md_zoo_cmd_folio },
 	{ "migrate_keep",	1, md_zoo_cmd_migrate_keep },
 	{ "site_size",		1, md_zoo_cmd_site },
 	{ "site_memcg",		3, md_zoo_cmd_site },

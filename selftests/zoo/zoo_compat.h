@@ -16,7 +16,8 @@
 #include <linux/vmstat.h>
 
 /*
- * Change @memcg's NR_FILE_DIRTY on node @nid by @pages, and the node's.
+ * Change @memcg's counter @item (NR_FILE_DIRTY, NR_WRITEBACK) on node @nid
+ * by @pages, and the node's.
  * The only exported function that does this takes a folio charged to the
  * memcg (lruvec_stat_mod_folio()), so it gets a stand-in that lives on
  * this stack and holds only a memcg and a node; from 7.1 a folio names an
@@ -24,7 +25,8 @@
  * update takes an int: a change past 2^31 pages goes in int-sized steps
  * (at most INT_MAX either way: the kernel takes abs() of it).
  */
-static __always_inline void md_zoo_stat_mod(struct mem_cgroup *memcg, int nid, long pages)
+static __always_inline void md_zoo_stat_mod(struct mem_cgroup *memcg, enum node_stat_item item,
+					    int nid, long pages)
 {
 	struct folio stand_in;
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 1, 0)
@@ -42,7 +44,7 @@ static __always_inline void md_zoo_stat_mod(struct mem_cgroup *memcg, int nid, l
 	while (pages) {
 		long step = clamp(pages, -(long)INT_MAX, (long)INT_MAX);
 
-		lruvec_stat_mod_folio(&stand_in, NR_FILE_DIRTY, step);
+		lruvec_stat_mod_folio(&stand_in, item, step);
 		pages -= step;
 	}
 }

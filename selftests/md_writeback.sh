@@ -1,0 +1,214 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The writeback counter (memory.stat's file_writeback, NR_WRITEBACK): the
+# ledger follows every start and end of writeback, ends in hard interrupt
+# context among them (O_DSYNC writes), on ext4 and on xfs (large folios);
+# checks read during a sync never give a bad verdict, and after it the
+# three views are 0.  A lost start or end is caught: the writeback
+# counter's verdict, ledger suspect, is the cgroup's, and check, summary,
+# events and the global check name the counter.  Pages held under
+# writeback (md_wb_hold_disk) give all three views strictly equal with
+# every page in flight, and a module loaded while they are held starts
+# unsynced, takes them as its base, then counts their ends.
+. ./lib.sh
+md_require_writers
+md_require_ko
+W=$MD_WORK
+N=8192
+
+md_reload || exit 1
+md_mkcg md_wb md_wb/e md_wb/x md_wb/f md_wb/g md_wb/h
+for c in md_wb md_wb/e md_wb/x md_wb/f md_wb/g md_wb/h; do md_wait_dir $c; done
+sync
+md_check "md_wb/e synced" md_wait_synced md_wb/e
+
+# wb_missed: the hits the writeback points missed so far (in an interrupt
+# inside another kprobe's handler: each resyncs every memcg, and a count of
+# events is short by them)
+wb_missed() {
+	awk '$1 == "wb_started" || $1 == "wb_ended" { n += $6 } END { print n + 0 }' "$MD/probes"
+}
+
+# md_eq_unless_missed M0 DESC EXPECTED GOT: md_eq, or SKIP if hits were
+# missed since M0
+md_eq_unless_missed() {
+	if [ "$(wb_missed)" != "$1" ]; then
+		md_skip "$2" "$(($(wb_missed) - $1)) writeback hits missed meanwhile"
+	else
+		md_eq "$2" "$3" "$4"
+	fi
+}
+
+# wbviews CG: "writeback kernel_writeback" from its stat
+wbviews() {
+	awk '$1 == "writeback" { l = $2 } $1 == "kernel_writeback" { k = $2 } END { print l, k }' \
+		"$MD/cgroups/$1/stat"
+}
+
+# wbrun CG DIR TAG: write and sync N pages in CG, reading its check all the
+# while; then every view 0, every start ended, and no bad verdict seen
+wbrun() {
+	m0=$(wb_missed)
+	s0=$(md_stat "$1" wb_started)
+	e0=$(md_stat "$1" wb_ended)
+	md_in_cg "$1" mdfile write "$2/big" $N
+	md_in_cg "$1" sync &
+	spid=$!
+	bad=0 seen=0 reads=0
+	while kill -0 $spid 2> /dev/null; do
+		c=$(cat "$MD/cgroups/$1/check")
+		reads=$((reads + 1))
+		v=$(echo "$c" | awk '$1 == "writeback_verdict" { print $2 }')
+		k=$(echo "$c" | awk '$1 == "writeback_kernel" { print $2 }')
+		case $v in
+		mismatch|underflow)
+			bad=$((bad + 1))
+			md_diag "$3: $(echo "$c" | tr '\n' ' ')" ;;
+		esac
+		[ "${k:-0}" -le 0 ] || seen=$((seen + 1))
+	done
+	wait $spid
+	md_diag "$3: $reads checks during the sync, $seen with pages under writeback"
+	md_eq "$3: no bad writeback verdict during the sync" 0 $bad
+	if [ $seen -gt 0 ]; then
+		md_ok "$3: checks saw pages under writeback"
+	else
+		md_skip "$3: checks saw pages under writeback" "the sync ended before a check"
+	fi
+	md_eq "$3: after sync ledger and kernel writeback are 0" "0 0" "$(wbviews "$1")"
+	st=$(($(md_stat "$1" wb_started) - s0))
+	en=$(($(md_stat "$1" wb_ended) - e0))
+	md_check "$3: every page written was under writeback ($st for $N)" test "$st" -ge $N
+	md_eq_unless_missed "$m0" "$3: every start has its end" "$st" "$en"
+	md_eq "$3: check: verdict ok, writeback ok, 0 in all three views" "ok ok 0 0 0" \
+		"$(awk '{ v[$1] = $2 } END { print v["verdict"], v["writeback_verdict"],
+			v["writeback_kernel"], v["writeback_ledger"], v["writeback_scan"] }' \
+			"$MD/cgroups/$1/check")"
+}
+
+wbrun md_wb/e "$W" ext4
+X=$(md_xfs_dir) || X=
+if [ -n "$X" ]; then
+	mkdir -p "$X/md_wb.$$"
+	wbrun md_wb/x "$X/md_wb.$$" xfs
+	rm -rf "$X/md_wb.$$"
+else
+	md_skip "xfs" "no xfs mounted (set MEMCG_DIRTY_XFS)"
+fi
+
+# the ends of writes with fsync and O_DSYNC, and of large folios written
+# back: the generic kernels run some in the disk's interrupt (-rt: in a
+# thread)
+i0=$(md_stat md_wb/e wb_ended_irq)
+md_in_cg md_wb/e mdfile fsync "$W/fsync" 2048
+md_in_cg md_wb/e mdfile dsync "$W/dsync" 64
+md_in_cg md_wb/e mdfile largedirty "$W/large" 512
+md_in_cg md_wb/e sync
+irq=$(($(md_stat md_wb/e wb_ended_irq) - i0))
+md_diag "fsync, O_DSYNC, large folios: $irq pages ended writeback in hard interrupt context"
+md_eq "fsync, O_DSYNC, large folios: ledger and kernel writeback 0" "0 0" "$(wbviews md_wb/e)"
+md_eq "fsync, O_DSYNC, large folios: verdict ok" ok "$(md_chk md_wb/e writeback_verdict)"
+if [ "$irq" -gt 0 ]; then
+	md_ok "ends in hard interrupt context were counted ($irq pages)"
+else
+	md_skip "ends in hard interrupt context were counted" "none ran there on $(uname -r)"
+fi
+
+# held under writeback: strict, then a reload takes the held pages as its base
+if ! md_wb_hold_disk; then
+	md_skip "pages held under writeback" "$md_wb_why"
+else
+	H=2048
+	md_in_cg md_wb/h mdfile write "$MD_WBD/h" $H
+	md_check "held: the backing filesystem frozen" md_wb_freeze
+	md_in_cg md_wb/h sync -d "$MD_WBD/h" &
+	spid=$!
+	# (ext2's metadata, written back with the file, is charged here too)
+	held() { [ "$(md_stat md_wb/h kernel_writeback)" -ge "$H" ]; }
+	md_check "held: $H pages or more under writeback" md_poll 600 held
+	sleep 1
+	K=$(md_stat md_wb/h kernel_writeback)
+	md_diag "held: $K pages under writeback"
+	# wbcheck CG: "verdict quiescent kernel ledger scan" of its writeback counter
+	wbcheck() {
+		awk '{ v[$1] = $2 } END { print v["writeback_verdict"], v["quiescent"], v["writeback_kernel"],
+			v["writeback_ledger"], v["writeback_scan"] }' "$MD/cgroups/$1/check"
+	}
+	md_eq "held: writeback ok, strict, $K in all three views" "ok 1 $K $K $K" "$(wbcheck md_wb/h)"
+	md_reload || exit 1
+	md_wait_dir md_wb/h
+	md_check "reloaded while held: md_wb/h synced" md_wait_synced md_wb/h
+	md_eq "reloaded while held: the base holds them, $K in all three views" "ok 1 $K $K $K" \
+		"$(wbcheck md_wb/h)"
+	m0=$(wb_missed)
+	md_wb_thaw
+	wait $spid
+	md_eq "thawed: ledger and kernel writeback 0" "0 0" "$(wbviews md_wb/h)"
+	md_eq_unless_missed "$m0" "thawed: the held pages' ends counted" $K "$(md_stat md_wb/h wb_ended)"
+	md_eq "thawed: verdict ok" ok "$(md_chk md_wb/h verdict)"
+	rm -f "$MD_WBD/h"
+fi
+
+# a lost end, a lost start: fault injection drops the ledger's updates
+md_reload fault_inject=1 || exit 1
+sync
+for c in md_wb/f md_wb/g; do md_wait_synced $c; done
+md_hold_writeback
+echo "drop wb_ended 100 /md_wb/f" > "$MD/inject"
+md_in_cg md_wb/f mdfile write "$W/f" 1024
+md_in_cg md_wb/f sync
+md_eq "lost ends: the drops were all used" 0 "$(awk '$1 == "point" && $2 == "wb_ended" { print $4 }' "$MD/inject")"
+# shellcheck disable=SC2046 # its three words
+set -- $(md_verdict md_wb/f)
+md_eq "lost ends: mismatch, ledger suspect" "mismatch ledger" "$1 $2"
+md_check "lost ends: ledger above by 100 updates or more ($3)" test "$3" -ge 100
+md_eq "lost ends: the counter is writeback, dirty is ok" "writeback ok mismatch" \
+	"$(awk '{ v[$1] = $2 } END { print v["counter"], v["dirty_verdict"], v["writeback_verdict"] }' \
+		"$MD/cgroups/md_wb/f/check")"
+md_eq "lost ends: the stat's writeback is the delta" "$3 0" "$(wbviews md_wb/f)"
+md_eq "summary: verdict mismatch, writeback $3 kernel 0" "mismatch $3 0" \
+	"$(awk '$2 == "/md_wb/f" { print $6, $7, $8 }' "$MD/summary")"
+# has_wb_event KIND CGROUP: the anomaly log has KIND for CGROUP, of the writeback counter
+has_wb_event() {
+	awk -v k="$1" -v id="$(md_cgid "$2")" '$2 == id && $5 == k && $NF == "writeback" { f = 1 }
+		END { exit !f }' "$MD/events"
+}
+md_check "events: a mismatch of md_wb/f, counter writeback" has_wb_event mismatch md_wb/f
+md_eq "global check: writeback_verdict mismatch" mismatch \
+	"$(awk '$1 == "writeback_verdict" { print $2 }' "$MD/check")"
+
+echo "drop wb_started 50 /md_wb/g" > "$MD/inject"
+md_in_cg md_wb/g mdfile write "$W/g" 1024
+md_in_cg md_wb/g sync
+# shellcheck disable=SC2046 # its three words
+set -- $(md_verdict md_wb/g)
+md_eq "lost starts: underflow, ledger suspect" "underflow ledger" "$1 $2"
+md_check "lost starts: ledger below 0 by 50 updates or more ($3)" test "$3" -le -50
+md_check "events: a ledger_underflow of md_wb/g, counter writeback" has_wb_event ledger_underflow md_wb/g
+
+# a missed hit of wb_ended (as one inside another kprobe's handler): whose
+# memcg is unknown, so every memcg's writeback counter is based again from
+# a still scan, which heals md_wb/f's lost ends; the dirty counter stays
+# synced and audited, and nothing is untrusted
+md_inject miss wb_ended 1
+cat "$MD/events" > /dev/null	# the miss is logged, and acted on, when read
+md_eq "a miss: md_wb/f's writeback counter to be based again, the entry synced" "0 1" \
+	"$(md_stat md_wb/f writeback_synced) $(md_stat md_wb/f synced)"
+md_eq "a miss: the dirty counter's verdict stays ok" ok "$(md_chk md_wb/e dirty_verdict)"
+rebased() { [ "$(md_stat md_wb/f writeback_synced)" = 1 ]; }
+md_check "a miss: md_wb/f based again (the resync's work)" md_poll 300 rebased
+md_eq "a miss: md_wb/f's lost ends healed: ok, 0 in all three views" "ok ok 0 0 0" \
+	"$(awk '{ v[$1] = $2 } END { print v["verdict"], v["writeback_verdict"],
+		v["writeback_kernel"], v["writeback_ledger"], v["writeback_scan"] }' \
+		"$MD/cgroups/md_wb/f/check")"
+rebased_g() { [ "$(md_stat md_wb/g writeback_synced)" = 1 ]; }
+md_check "a miss: md_wb/g based again too" md_poll 300 rebased_g
+md_eq "a miss: md_wb/g's lost starts healed" ok "$(md_chk md_wb/g writeback_verdict)"
+md_check "a miss: no verdict untrusted" sh -c "! grep -q untrusted $MD/cgroups/md_wb/f/check"
+md_release_writeback
+md_unload
+md_check "dmesg is clean" md_dmesg_clean
+rm -rf "$W"
+sync
+md_rmcg md_wb/e md_wb/x md_wb/f md_wb/g md_wb/h md_wb
+md_finish
