@@ -19,6 +19,7 @@ static void fuzz_rows(struct md_summary *s, char *text)
 	md_sort(s, MD_BY_PATH);
 	for (i = 0; i < s->n; i++) {
 		md_hier(s, i, &l, &k);
+		md_hier_wb(s, i, &l, &k);
 		md_selected(&s->rows[i], &text, 1);
 	}
 	md_sort(s, MD_BY_DIRTY);
@@ -48,6 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!md_parse_kvs(text, &k, err)) {
 		md_kv_get(&k, "verdict");
 		md_kv_num(&k, "kernel", &v, err);
+		for (i = 0; i < MD_NR_COUNTERS; i++)	/* a check's keys of each counter */
+			md_check_get(&k, md_counters[i], "verdict");
 		for (i = 0; i < k.n; i++)
 			md_event_total(&k, i, &v);
 		md_free_kvs(&k);
@@ -57,8 +60,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!md_parse_events(text, &e, err)) {
 		for (i = 0; i < md_nr_anomaly_kinds; i++)
 			md_count_kind(&e, md_anomaly_kinds[i]);
-		for (i = 0; i < e.n; i++)
+		for (i = 0; i < e.n; i++) {
 			md_event_is_new(&e.rows[i], i ? e.rows[i - 1].time : "");
+			md_counter_index(e.rows[i].counter);
+		}
 		md_free_events(&e);
 	}
 	md_prom_validate(text, err);

@@ -71,28 +71,51 @@ static void row_name(struct ctx *c, const struct md_row *r, char *name, size_t l
 		 strcmp(r->path, "/") ? p + 1 : "/", r->dying ? " (dying)" : "");
 }
 
+/* A count in bytes, JSON's null and the table's "-" when the module gave none. */
+static void bytes_field(struct ctx *c, const char *key, const char *cell, int known, long long v)
+{
+	if (!known) {
+		md_field_raw(&c->e, key, NULL);
+		md_cell(&c->e, cell, "-");
+		return;
+	}
+	md_field_int(&c->e, key, v);
+	md_cell_bytes(&c->e, cell, v);
+}
+
 static void table_row(struct ctx *c, const struct md_summary *s, size_t i)
 {
 	const struct md_row *r = &s->rows[i];
-	long long l = r->dirty, k = r->kernel;
+	long long l = r->dirty, k = r->kernel, wl = r->writeback, wk = r->kernel_wb;
 	char name[4200];
 
-	if (c->tree)
+	if (c->tree) {
 		md_hier(s, i, &l, &k);
+		md_hier_wb(s, i, &wl, &wk);
+	}
 	l *= c->page_size;
 	k *= c->page_size;
+	wl *= c->page_size;
+	wk *= c->page_size;
 	row_name(c, r, name, sizeof(name));
 	md_begin_object(&c->e, NULL);
 	md_field_uint(&c->e, "id", r->id);
 	md_field_str(&c->e, "path", r->path);
 	md_field_str(&c->e, "state", r->dying ? "dying" : "online");
-	md_field_int(&c->e, c->tree ? "dirty_hier_bytes" : "dirty_bytes", l);
-	md_field_int(&c->e, c->tree ? "kernel_dirty_hier_bytes" : "kernel_dirty_bytes", k);
+	bytes_field(c, c->tree ? "dirty_hier_bytes" : "dirty_bytes", "dirty", r->known, l);
+	bytes_field(c, c->tree ? "kernel_dirty_hier_bytes" : "kernel_dirty_bytes", "kernel",
+		    r->known, k);
 	md_field_str(&c->e, "verdict", r->verdict);
+	/* file_writeback: after the verdict, where JSON readers of the older fields do not look */
+	bytes_field(c, c->tree ? "writeback_hier_bytes" : "writeback_bytes", "writeback",
+		    r->wb_known, wl);
+	bytes_field(c, c->tree ? "kernel_writeback_hier_bytes" : "kernel_writeback_bytes",
+		    "kernel_wb", r->wb_known, wk);
 	md_cell(&c->e, "name", "%s", name);
-	md_cell_bytes(&c->e, "dirty", l);
-	md_cell_bytes(&c->e, "kernel", k);
-	md_cell_bytes(&c->e, "diff", k - l);
+	if (r->known)
+		md_cell_bytes(&c->e, "diff", k - l);
+	else
+		md_cell(&c->e, "diff", "-");
 	md_end(&c->e);
 }
 
@@ -101,6 +124,7 @@ static int cmd_table(struct ctx *c, char **args, int nargs)
 	struct md_col cols[] = {
 		COL("name", -40, c->tree ? "CGROUP (subtree)" : "CGROUP"),
 		COL("dirty", 12, "DIRTY"), COL("kernel", 12, "KERNEL"), COL("diff", 12, "DIFF"),
+		COL("writeback", 12, "WRITEBACK"), COL("kernel_wb", 12, "KERNEL_WB"),
 		COL("verdict", 0, "VERDICT"),
 	};
 	struct md_summary s;
@@ -144,7 +168,36 @@ static int worse(int a, int b)
 	return rank[b] > rank[a] ? b : a;
 }
 
-/* One check file: JSON shows every key the module wrote, the table a summary. */
+/*
+ * The table's per-counter verdicts of a check file, from its NAME_verdict
+ * keys in file order: "(dirty ok, writeback mismatch)"; nothing from a
+ * module older than them.
+ */
+static void counter_verdicts(struct ctx *c, const struct md_kvs *kv)
+{
+	char buf[256];
+	size_t j, o = 0;
+
+	buf[0] = '\0';
+	for (j = 0; j < kv->n; j++) {
+		const char *key = kv->kv[j].key;
+		size_t n = strlen(key);
+
+		if (n <= 8 || strcmp(key + n - 8, "_verdict") || !md_verdict_valid(kv->kv[j].val) ||
+		    o >= sizeof(buf))
+			continue;
+		o += snprintf(buf + o, sizeof(buf) - o, "%s%.*s %s", o ? ", " : "(",
+			      (int)(n - 8), key, kv->kv[j].val);
+	}
+	if (o && o < sizeof(buf) - 1)
+		md_cell(&c->e, "counters", "%s)", buf);
+}
+
+/*
+ * One check file: JSON shows every key the module wrote, the table a
+ * summary: the verdict (the worst counter's), for a cgroup the views of
+ * that counter and its name, and every counter's verdict.
+ */
 static int check_one(struct ctx *c, const char *arg)
 {
 	struct md_check_file k;
@@ -169,6 +222,9 @@ static int check_one(struct ctx *c, const char *arg)
 			md_kv_get(&k.kv, "kernel") ?: "?", md_kv_get(&k.kv, "ledger") ?: "?",
 			md_kv_get(&k.kv, "scan") ?: "?", md_kv_get(&k.kv, "suspect") ?: "?",
 			md_kv_get(&k.kv, "delta") ?: "?");
+	if (k.counter)
+		md_cell(&c->e, "counter", "%s", k.counter);
+	counter_verdicts(c, &k.kv);
 	md_end(&c->e);
 	md_free_kvs(&k.kv);
 	return rc;
@@ -177,7 +233,8 @@ static int check_one(struct ctx *c, const char *arg)
 static int cmd_check(struct ctx *c, char **args, int nargs)
 {
 	static const struct md_col cols[] = {
-		BARE("cgroup", 0), BARE("verdict", 0), BARE("detail", 0),
+		BARE("cgroup", 0), BARE("verdict", 0), BARE("detail", 0), LABELLED("counter", 0),
+		BARE("counters", 0),
 	};
 	struct md_summary s;
 	int rc = EXIT_OK, i;
@@ -190,7 +247,11 @@ static int cmd_check(struct ctx *c, char **args, int nargs)
 	md_begin_array(&c->e, "checks");
 	for (i = 0; i < (nargs ? nargs : 1); i++)
 		rc = worse(rc, check_one(c, nargs ? args[i] : NULL));
-	/* after the global check, every cgroup that is not ok */
+	/*
+	 * after the global check, every cgroup that is not ok: its verdict is
+	 * its worst counter's, so a bad writeback verdict exits as a bad
+	 * dirty one; check CGROUP names the counter
+	 */
 	for (j = 0; !nargs && j < s.n; j++) {
 		if (!strcmp(s.rows[j].verdict, "ok"))
 			continue;
@@ -254,6 +315,7 @@ static void emit_event(struct md_emit *e, const struct md_event_row *r)
 	md_field_int(e, "ledger", r->ledger);
 	md_field_int(e, "scan", r->scan);
 	md_field_uint(e, "missed", r->missed);
+	md_field_str(e, "counter", r->counter);
 	md_end(e);
 }
 
@@ -263,7 +325,7 @@ static int cmd_events(struct ctx *c)
 	static const struct md_col cols[] = {
 		BARE("time", 14), BARE("kind", -18), BARE("path", -30), LABELLED("node", -2),
 		LABELLED("probe", -10), LABELLED("kernel", 0), LABELLED("ledger", 0),
-		LABELLED("scan", 0), LABELLED("missed", 0),
+		LABELLED("scan", 0), LABELLED("missed", 0), LABELLED("counter", 0),
 	};
 	char err[MD_ERRLEN], last[64] = "";
 	struct md_events ev;
@@ -409,7 +471,8 @@ static void usage(FILE *f)
 		"       memcg-dirty --prometheus FILE [--max-cgroups N]  (N: 50 by default)\n"
 		"CGROUP: /sys/fs/cgroup/... or a path in the memory hierarchy (v1 or v2).\n"
 		"check exits 0 when all ok, 1 on mismatch or underflow, 3 when untrusted or\n"
-		"unsynced (--strict: also when only a bounded check was possible), 2 on errors.\n"
+		"unsynced (--strict: also when only a bounded check was possible), 2 on errors;\n"
+		"a cgroup's verdict is the worst of its counters' (file_dirty, file_writeback).\n"
 		"watch: the old name of rates, kept for one release.\n");
 }
 

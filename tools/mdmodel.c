@@ -367,11 +367,19 @@ static int verdict_rank(const char *v)
 }
 
 /* |kernel - ledger|, as unsigned: absurd counts do not overflow. */
+static unsigned long long gap(long long kernel, long long ledger)
+{
+	unsigned long long k = (unsigned long long)kernel, l = (unsigned long long)ledger;
+
+	return kernel > ledger ? k - l : l - k;
+}
+
+/* The wider of its counters' gaps (an unknown count is 0, as in its row). */
 static unsigned long long row_gap(const struct md_row *r)
 {
-	unsigned long long k = (unsigned long long)r->kernel, l = (unsigned long long)r->dirty;
+	unsigned long long d = gap(r->kernel, r->dirty), w = gap(r->kernel_wb, r->writeback);
 
-	return r->kernel > r->dirty ? k - l : l - k;
+	return d > w ? d : w;
 }
 
 static int cmp_differ(const void *a, const void *b)
@@ -390,7 +398,8 @@ static int cmp_differ(const void *a, const void *b)
  * MD_BY_DIRTY: most dirty first.  MD_BY_PATH: a parent comes right before
  * its subtree.  MD_BY_DIFFER: the textfile's top N, the cgroups a reader
  * must see first: mismatch and underflow, then untrusted and unsynced,
- * then ok; within each, kernel and ledger furthest apart first, then most
+ * then ok; within each, kernel and ledger furthest apart first (of the
+ * counter, dirty or writeback, where they are furthest apart), then most
  * dirty.
  */
 void md_sort(struct md_summary *sum, int how)
@@ -400,11 +409,12 @@ void md_sort(struct md_summary *sum, int how)
 }
 
 /*
- * Ledger and kernel summed over the subtree of rows[i].  Summed as unsigned:
- * absurd counts from a damaged file wrap as they always did, without the
- * undefined behaviour of a signed overflow.
+ * Ledger and kernel summed over the subtree of rows[i], of file_dirty
+ * (@wb 0) or file_writeback (@wb 1); unknown counts are 0.  Summed as
+ * unsigned: absurd counts from a damaged file wrap as they always did,
+ * without the undefined behaviour of a signed overflow.
  */
-void md_hier(const struct md_summary *sum, size_t i, long long *l, long long *k)
+static void hier(const struct md_summary *sum, size_t i, int wb, long long *l, long long *k)
 {
 	const char *top = sum->rows[i].path;
 	size_t n = strlen(top), j;
@@ -412,15 +422,26 @@ void md_hier(const struct md_summary *sum, size_t i, long long *l, long long *k)
 	int root = !strcmp(top, "/");
 
 	for (j = 0; j < sum->n; j++) {
-		const char *p = sum->rows[j].path;
+		const struct md_row *r = &sum->rows[j];
+		const char *p = r->path;
 
 		if (j == i || root || (!strncmp(p, top, n) && p[n] == '/')) {
-			ul += (unsigned long long)sum->rows[j].dirty;
-			uk += (unsigned long long)sum->rows[j].kernel;
+			ul += (unsigned long long)(wb ? r->writeback : r->dirty);
+			uk += (unsigned long long)(wb ? r->kernel_wb : r->kernel);
 		}
 	}
 	*l = (long long)ul;
 	*k = (long long)uk;
+}
+
+void md_hier(const struct md_summary *sum, size_t i, long long *l, long long *k)
+{
+	hier(sum, i, 0, l, k);
+}
+
+void md_hier_wb(const struct md_summary *sum, size_t i, long long *l, long long *k)
+{
+	hier(sum, i, 1, l, k);
 }
 
 /* The check file of cgroup @arg, or the global one when @arg is NULL. */
@@ -444,50 +465,101 @@ int md_load_check(const struct md_src *s, const char *arg, struct md_check_file 
 		md_free_kvs(&c->kv);
 		return md_err(s, "%s/%s: malformed", s->root, c->rel);
 	}
+	c->counter = md_kv_get(&c->kv, "counter");
 	c->quiescent = 1;
 	if (md_kv_get(&c->kv, "quiescent"))
 		md_kv_num(&c->kv, "quiescent", &c->quiescent, err);
 	return 0;
 }
 
-/* Pages the last scan found in an online cgroup; -1: no scan to show. */
+/*
+ * Counter @counter's value of key @key ("scan", "verdict", ...) in a
+ * cgroup's check file: its NAME_KEY; from a module older than the
+ * counter keys (no "counter" key), the dirty counter's is KEY itself.
+ * NULL when there is none.
+ */
+const char *md_check_get(const struct md_kvs *k, const char *counter, const char *key)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s_%s", counter, key);
+	if (md_kv_get(k, name))
+		return md_kv_get(k, name);
+	if (!strcmp(counter, "dirty") && !md_kv_get(k, "counter"))
+		return md_kv_get(k, key);
+	return NULL;
+}
+
+/* Dirty pages the last scan found in an online cgroup; -1: no scan to show. */
 long long md_cgroup_scan(const struct md_src *s, const struct md_row *r)
 {
 	char err[MD_ERRLEN];
 	struct md_kvs k;
 	long long scan = -1;
+	const char *v;
 
 	if (r->dying)
 		return -1;
 	if (!md_read_cgroup(s, r->path, "check", &k, err)) {
-		md_kv_num(&k, "scan", &scan, err);
+		v = md_check_get(&k, "dirty", "scan");
+		if (!v || md_parse_ll(v, &scan))
+			scan = -1;
 		md_free_kvs(&k);
 	}
 	return scan;
 }
 
 /*
+ * Is @key one of a counter's page counts in a stat file: NAME, NAME_hier,
+ * kernel_NAME, kernel_NAME_hier, NAME_node<N>, kernel_NAME_node<N>, and
+ * where the kernel reparents carried and kernel_carried (the dirty
+ * counter's) or carried_NAME and kernel_carried_NAME?
+ */
+static int counter_key(const char *key)
+{
+	size_t i, n;
+	const char *p;
+
+	if (!strcmp(key, "carried") || !strcmp(key, "kernel_carried"))
+		return 1;
+	if (!strncmp(key, "kernel_", 7))
+		key += 7;
+	if (!strncmp(key, "carried_", 8))
+		return md_counter_index(key + 8) >= 0;
+	for (i = 0; i < MD_NR_COUNTERS; i++) {
+		n = strlen(md_counters[i]);
+		if (strncmp(key, md_counters[i], n))
+			continue;
+		p = key + n;
+		if (!*p || !strcmp(p, "_hier") || !strncmp(p, "_node", 5))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * Is the i-th key of a cgroup's stat file an event total, and its value?
- * The module writes the dirty page counts (dirty, dirty_hier, kernel_dirty,
- * kernel_dirty_hier, then dirty_node<N> and kernel_dirty_node<N> per node),
- * then one total per accounting event in its own order (dirtied, cleaned_io,
- * ...), then dirtied_uncharged (not an event of the cgroup: folios that had
- * none), synced (a state), carried, kernel_carried and
+ * The module writes each counter's page counts (dirty, dirty_hier,
+ * kernel_dirty, kernel_dirty_hier, then dirty_node<N> and
+ * kernel_dirty_node<N> per node; the same for writeback), then one total
+ * per accounting event in its own order (dirtied, cleaned_io, ...,
+ * wb_started, wb_ended, ...), then dirtied_uncharged (not an event of the
+ * cgroup: folios that had none), synced (a state), carried,
+ * kernel_carried, carried_writeback, kernel_carried_writeback and
  * kernel_carried_unseen (pages, where the kernel reparents) and
- * hier_settled (a state).  So the events are every
- * other key, in file order, and an event the module gains is exported
- * without a change here.
+ * hier_settled (a state).  So the events are every other key, in file
+ * order, and an event the module gains is exported without a change here.
  * A repeated key counts once, with its first value, as md_kv_get() reads it.
  */
 int md_event_total(const struct md_kvs *k, size_t i, long long *v)
 {
-	static const char * const not_events[] = { "dirty", "dirty_hier", "kernel_dirty",
-		"kernel_dirty_hier", "dirtied_uncharged", "synced", "carried", "kernel_carried",
-		"kernel_carried_unseen", "hier_settled" };
+	/* wb_ended_irq: a part of wb_ended, not an event of its own */
+	static const char * const not_events[] = { "dirtied_uncharged", "synced",
+		"kernel_carried_unseen", "hier_settled", "wb_ended_irq" };
 	const char *key = k->kv[i].key;
 	size_t j;
 
-	if (!key || !strncmp(key, "dirty_node", 10) || !strncmp(key, "kernel_dirty_node", 17))
+	if (!key || counter_key(key))
 		return 0;
 	for (j = 0; j < sizeof(not_events) / sizeof(*not_events); j++)
 		if (!strcmp(key, not_events[j]))

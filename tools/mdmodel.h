@@ -52,18 +52,21 @@ int md_load_rows(const struct md_src *s, struct md_summary *sum, char **args, in
 #define MD_BY_DIFFER	2
 void md_sort(struct md_summary *sum, int how);
 void md_hier(const struct md_summary *sum, size_t i, long long *l, long long *k);
+void md_hier_wb(const struct md_summary *sum, size_t i, long long *l, long long *k);
 
 /* A check file, the global one or a cgroup's. */
 struct md_check_file {
 	char cgroup[4096];	/* the normalized path, or "(global)" */
 	char rel[4200];		/* the file, relative to the root */
 	struct md_kvs kv;	/* every key, in file order */
-	const char *verdict;	/* valid: md_verdict_valid() */
+	const char *verdict;	/* valid: md_verdict_valid(); the worst counter's */
+	const char *counter;	/* whose figures the keys without a prefix are; NULL: an older module's, dirty */
 	long long quiescent;
 };
 
 int md_load_check(const struct md_src *s, const char *arg, struct md_check_file *c);
 long long md_cgroup_scan(const struct md_src *s, const struct md_row *r);
+const char *md_check_get(const struct md_kvs *k, const char *counter, const char *key);
 
 /* What a cgroup's stat file and the anomaly log count. */
 int md_event_total(const struct md_kvs *k, size_t i, long long *v);

@@ -57,6 +57,18 @@ int md_parse_ull(const char *s, unsigned long long *v)
 	return errno || *end ? -1 : 0;
 }
 
+const char * const md_counters[MD_NR_COUNTERS] = { "dirty", "writeback" };
+
+int md_counter_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < MD_NR_COUNTERS; i++)
+		if (!strcmp(name, md_counters[i]))
+			return i;
+	return -1;
+}
+
 int md_verdict_valid(const char *v)
 {
 	static const char * const ok[] = { "ok", "mismatch", "underflow", "untrusted", "unsynced" };
@@ -146,31 +158,62 @@ static char *unescape(const char *s)
 	return out;
 }
 
+/*
+ * A ledger and kernel column pair of a summary line: two numbers, or "-"
+ * in both (no ledger entry, for which the module writes untrusted).
+ */
+static int summary_pair(const char *l, const char *k, long long *lv, long long *kv, int *known)
+{
+	*lv = *kv = 0;
+	*known = strcmp(l, "-") || strcmp(k, "-");
+	if (!*known)
+		return 0;
+	return md_parse_ll(l, lv) || md_parse_ll(k, kv) ? -1 : 0;
+}
+
+/*
+ * The header: "id path state dirty kernel_dirty verdict", then, from the
+ * module that audits file_writeback too, "writeback kernel_writeback".
+ * Both are read, so that this CLI reads an older module.
+ */
+#define MD_SUMMARY_HEAD	"id path state dirty kernel_dirty verdict"
+
 int md_parse_summary(const char *text, struct md_summary *s, char *err)
 {
-	char *buf = NULL, **lines = NULL, *f[7];
+	char *buf = NULL, **lines = NULL, *f[9];
 	long n = split_lines(text, &buf, &lines), i;
+	int cols;
 
 	memset(s, 0, sizeof(*s));
 	if (n < 0)
 		return fail(err, "summary: not text");
-	if (n < 1 || strcmp(lines[0], "id path state dirty kernel_dirty verdict")) {
+	if (n >= 1 && !strcmp(lines[0], MD_SUMMARY_HEAD))
+		cols = 6;
+	else if (n >= 1 && !strcmp(lines[0], MD_SUMMARY_HEAD " writeback kernel_writeback"))
+		cols = 8;
+	else {
 		free(buf);
 		free(lines);
 		return fail(err, "summary: missing or unknown header");
 	}
+	s->writeback = cols == 8;
 	s->rows = calloc(n, sizeof(*s->rows));
 	if (!s->rows)
 		goto bad_mem;
 	for (i = 1; i < n; i++) {
 		struct md_row *r = &s->rows[s->n];
 
-		if (split_fields(lines[i], f, 6) != 6)
+		if (split_fields(lines[i], f, cols) != cols)
 			goto bad;
 		if (md_parse_ull(f[0], &r->id) || !strcmp(f[2], "") ||
 		    (strcmp(f[2], "online") && strcmp(f[2], "dying")) ||
-		    md_parse_ll(f[3], &r->dirty) || md_parse_ll(f[4], &r->kernel) ||
+		    summary_pair(f[3], f[4], &r->dirty, &r->kernel, &r->known) ||
 		    !md_verdict_valid(f[5]) || f[1][0] != '/')
+			goto bad;
+		if (cols == 8 && summary_pair(f[6], f[7], &r->writeback, &r->kernel_wb, &r->wb_known))
+			goto bad;
+		/* no figure but for a memcg without an entry: untrusted */
+		if ((!r->known || (cols == 8 && !r->wb_known)) && strcmp(f[5], "untrusted"))
 			goto bad;
 		r->path = unescape(f[1]);
 		if (!r->path)
@@ -318,17 +361,37 @@ void md_free_probes(struct md_probes *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* An events line's counter: "-", or a name as the module's are ("dirty", "writeback"). */
+static int counter_valid(const char *c)
+{
+	if (!strcmp(c, "-"))
+		return 1;
+	if (*c < 'a' || *c > 'z')
+		return 0;
+	for (; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+			return 0;
+	return 1;
+}
+
+/* The header; the module that audits more than file_dirty adds "counter". */
+#define MD_EVENTS_HEAD	"time id path node kind probe pfn kernel ledger scan missed"
+
 int md_parse_events(const char *text, struct md_events *e, char *err)
 {
-	char *buf = NULL, **lines = NULL, *f[12];
+	char *buf = NULL, **lines = NULL, *f[13];
 	long n = split_lines(text, &buf, &lines), i;
+	int cols = 0;
 
 	memset(e, 0, sizeof(*e));
 	if (n < 0)
 		return fail(err, "events: not text");
-	if (n < 2 || split_fields(lines[0], f, 2) != 2 || strcmp(f[0], "dropped") ||
-	    md_parse_ull(f[1], &e->dropped) ||
-	    strcmp(lines[1], "time id path node kind probe pfn kernel ledger scan missed")) {
+	if (n >= 2 && !strcmp(lines[1], MD_EVENTS_HEAD))
+		cols = 11;
+	else if (n >= 2 && !strcmp(lines[1], MD_EVENTS_HEAD " counter"))
+		cols = 12;
+	if (!cols || split_fields(lines[0], f, 2) != 2 || strcmp(f[0], "dropped") ||
+	    md_parse_ull(f[1], &e->dropped)) {
 		free(buf);
 		free(lines);
 		return fail(err, "events: missing or unknown header");
@@ -338,9 +401,10 @@ int md_parse_events(const char *text, struct md_events *e, char *err)
 		struct md_event_row *r = &e->rows[e->n];
 		char *path;
 
-		if (split_fields(lines[i], f, 11) != 11 || md_parse_ll(f[7], &r->kernel) ||
+		if (split_fields(lines[i], f, cols) != cols || md_parse_ll(f[7], &r->kernel) ||
 		    md_parse_ll(f[8], &r->ledger) || md_parse_ll(f[9], &r->scan) ||
-		    md_parse_ull(f[10], &r->missed) || !(path = strcmp(f[2], "-") ? unescape(f[2]) : strdup("-"))) {
+		    md_parse_ull(f[10], &r->missed) || (cols == 12 && !counter_valid(f[11])) ||
+		    !(path = strcmp(f[2], "-") ? unescape(f[2]) : strdup("-"))) {
 			fail(err, "events: line %ld is malformed", i + 1);
 			free(buf);
 			free(lines);
@@ -354,6 +418,8 @@ int md_parse_events(const char *text, struct md_events *e, char *err)
 		r->kind = strdup(f[4]);
 		r->probe = strdup(f[5]);
 		r->pfn = strdup(f[6]);
+		/* an older module's: the dirty counter's, a probe's own none */
+		r->counter = strdup(cols == 12 ? f[11] : strcmp(f[4], "probe_missed") ? "dirty" : "-");
 		e->n++;
 	}
 	free(buf);
@@ -375,6 +441,7 @@ void md_free_events(struct md_events *e)
 		free(r->kind);
 		free(r->probe);
 		free(r->pfn);
+		free(r->counter);
 	}
 	free(e->rows);
 	memset(e, 0, sizeof(*e));

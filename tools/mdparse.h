@@ -11,17 +11,31 @@
 
 #define MD_ERRLEN 256
 
+/*
+ * The counters the module audits, in its order (the check file's
+ * NAME_verdict keys, the events file's counter column): a memcg's verdict
+ * is its worst counter's, the first such in this order.
+ */
+#define MD_NR_COUNTERS	2
+extern const char * const md_counters[MD_NR_COUNTERS];	/* "dirty", "writeback" */
+
 struct md_row {			/* one summary line */
 	unsigned long long id;
 	char *path;		/* unescaped */
 	int dying;
-	long long dirty, kernel;	/* pages */
-	char verdict[16];
+	long long dirty, kernel;	/* pages; 0 when !known */
+	char verdict[16];	/* the worst of its counters' */
+	/* 0: "-" in both columns, the memcg has no ledger entry (then untrusted) */
+	int known;
+	/* file_writeback, pages: 0 when !wb_known (an older module's summary, or "-") */
+	long long writeback, kernel_wb;
+	int wb_known;
 };
 
 struct md_summary {
 	struct md_row *rows;
 	size_t n;
+	int writeback;		/* the header has writeback and kernel_writeback */
 };
 
 struct md_kv {
@@ -47,6 +61,12 @@ struct md_event_row {
 	char *time, *id, *path, *node, *kind, *probe, *pfn;
 	long long kernel, ledger, scan;
 	unsigned long long missed;
+	/*
+	 * Whose kernel, ledger and scan: "dirty", "writeback", or "-" (none: a
+	 * probe's own anomaly).  An older module's log has no such column:
+	 * then "dirty", and "-" for probe_missed, as the module now writes them.
+	 */
+	char *counter;
 };
 
 struct md_events {
@@ -67,6 +87,8 @@ int md_parse_events(const char *text, struct md_events *e, char *err);
 void md_free_events(struct md_events *e);
 
 int md_verdict_valid(const char *v);
+/* md_counters[] index of @name, or -1 */
+int md_counter_index(const char *name);
 /* /sys/kernel/security/lockdown ("none [integrity] confidentiality"): the mode in brackets */
 int md_parse_lockdown(const char *text, char *mode, size_t len);
 int md_parse_ll(const char *s, long long *v);

@@ -20,9 +20,13 @@ static const char * const verdicts[] = { "ok", "unsynced", "untrusted", "mismatc
 /* What the textfile says of an exported cgroup besides its summary line. */
 struct prom_cg {
 	char *label;		/* its cgroup label: the path, PATH@ID when dying */
-	long long scan;		/* pages the last scan found; -1: none to show */
-	char suspect[16];	/* its check's suspect */
-	char node[24];		/* the first NUMA node where kernel and ledger differ */
+	long long scan;		/* dirty pages the last scan found; -1: none to show */
+	long long wb_scan;	/* pages under writeback it found; -1: none to show */
+	char suspect[16];	/* its check's suspect: the worst counter's */
+	char counter[16];	/* that counter, whose suspect and node these are */
+	char node[24];		/* the first NUMA node where that counter's kernel and ledger differ */
+	/* each counter's verdict in its check, "" when none (md_counters[] order) */
+	char verdicts[MD_NR_COUNTERS][16];
 	struct md_kvs stat;
 	int has_stat;
 };
@@ -32,23 +36,36 @@ static int bad_verdict(const char *v)
 	return !strcmp(v, "mismatch") || !strcmp(v, "underflow");
 }
 
-/* The first node whose kernel_dirty_node<N> and dirty_node<N> differ in @k. */
-static void differing_node(const struct md_kvs *k, char *node, size_t len)
+/*
+ * The first node whose kernel_NAME_node<N> and NAME_node<N> differ in @k,
+ * for counter NAME (dirty, writeback).
+ */
+static void differing_node(const struct md_kvs *k, const char *counter, char *node, size_t len)
 {
-	char err[MD_ERRLEN], key[64];
+	char err[MD_ERRLEN], key[64], prefix[32];
+	size_t i, n;
 	long long l, kv;
-	size_t i;
 
 	snprintf(node, len, "unknown");
+	n = snprintf(prefix, sizeof(prefix), "%s_node", counter);
 	for (i = 0; i < k->n; i++) {
-		if (strncmp(k->kv[i].key, "dirty_node", 10) || strlen(k->kv[i].key) > 40)
+		if (strncmp(k->kv[i].key, prefix, n) || strlen(k->kv[i].key) > 40)
 			continue;
 		snprintf(key, sizeof(key), "kernel_%s", k->kv[i].key);
 		if (md_parse_ll(k->kv[i].val, &l) || md_kv_num(k, key, &kv, err) || kv == l)
 			continue;
-		snprintf(node, len, "%s", k->kv[i].key + 10);
+		snprintf(node, len, "%s", k->kv[i].key + n);
 		return;
 	}
+}
+
+/* Counter @counter's @key of a check (md_check_get()) as a count, or -1. */
+static long long check_count(const struct md_kvs *k, const char *counter, const char *key)
+{
+	const char *v = md_check_get(k, counter, key);
+	long long n;
+
+	return v && !md_parse_ll(v, &n) ? n : -1;
 }
 
 /* A cgroup's check and stat, read once for every family that needs them. */
@@ -56,8 +73,9 @@ static void prom_read_cgroup(const struct md_src *src, const struct md_row *r, s
 {
 	char err[MD_ERRLEN];
 	struct md_kvs k;
+	int i;
 
-	c->scan = -1;
+	c->scan = c->wb_scan = -1;
 	/*
 	 * A dying cgroup's path may be a live one's too (a service restarted):
 	 * its name is the module's for its directory, so that no series is
@@ -67,22 +85,33 @@ static void prom_read_cgroup(const struct md_src *src, const struct md_row *r, s
 	    !(c->label = strdup(r->path)))
 		c->label = NULL;
 	snprintf(c->suspect, sizeof(c->suspect), "unknown");
+	snprintf(c->counter, sizeof(c->counter), "unknown");
 	snprintf(c->node, sizeof(c->node), "unknown");
 	c->has_stat = 0;
 	if (r->dying)		/* its directory is NAME@ID: no file by its path */
 		return;
 	if (!md_read_cgroup(src, r->path, "check", &k, err)) {
 		const char *suspect = md_kv_get(&k, "suspect");
+		/* an older module's check has no counter key: the dirty counter's */
+		const char *counter = md_kv_get(&k, "counter") ?: "dirty";
 
-		if (md_kv_num(&k, "scan", &c->scan, err))
-			c->scan = -1;
+		c->scan = check_count(&k, "dirty", "scan");
+		c->wb_scan = check_count(&k, "writeback", "scan");
 		if (suspect && strlen(suspect) < sizeof(c->suspect))
 			snprintf(c->suspect, sizeof(c->suspect), "%s", suspect);
+		if (strlen(counter) < sizeof(c->counter))
+			snprintf(c->counter, sizeof(c->counter), "%s", counter);
+		for (i = 0; i < MD_NR_COUNTERS; i++) {
+			const char *v = md_check_get(&k, md_counters[i], "verdict");
+
+			if (v && md_verdict_valid(v))
+				snprintf(c->verdicts[i], sizeof(c->verdicts[i]), "%s", v);
+		}
 		md_free_kvs(&k);
 	}
 	if (!md_read_cgroup(src, r->path, "stat", &c->stat, err)) {
 		c->has_stat = 1;
-		differing_node(&c->stat, c->node, sizeof(c->node));
+		differing_node(&c->stat, c->counter, c->node, sizeof(c->node));
 	}
 }
 
@@ -98,27 +127,56 @@ static void prom_cgroups(struct md_emit *p, long page_size, const struct md_summ
 	for (i = 0; i < n; i++) {
 		const struct md_row *r = &s->rows[i];
 
-		md_prom_int(p, "memcg_dirty_bytes", r->dirty * page_size,
-			    "cgroup", cg[i].label, "source", "ledger", NULL);
-		md_prom_int(p, "memcg_dirty_bytes", r->kernel * page_size,
-			    "cgroup", cg[i].label, "source", "kernel", NULL);
+		if (r->known) {		/* else no ledger entry: no figure */
+			md_prom_int(p, "memcg_dirty_bytes", r->dirty * page_size,
+				    "cgroup", cg[i].label, "source", "ledger", NULL);
+			md_prom_int(p, "memcg_dirty_bytes", r->kernel * page_size,
+				    "cgroup", cg[i].label, "source", "kernel", NULL);
+		}
 		if (cg[i].scan >= 0)
 			md_prom_int(p, "memcg_dirty_bytes", cg[i].scan * page_size,
 				    "cgroup", cg[i].label, "source", "scan", NULL);
 	}
+	/* an older module audits file_dirty alone: no family */
+	if (s->writeback) {
+		md_prom_family(p, "memcg_dirty_writeback_bytes", "gauge",
+			       "File bytes under writeback charged to the cgroup, by view.");
+		for (i = 0; i < n; i++) {
+			const struct md_row *r = &s->rows[i];
+
+			if (r->wb_known) {
+				md_prom_int(p, "memcg_dirty_writeback_bytes", r->writeback * page_size,
+					    "cgroup", cg[i].label, "source", "ledger", NULL);
+				md_prom_int(p, "memcg_dirty_writeback_bytes", r->kernel_wb * page_size,
+					    "cgroup", cg[i].label, "source", "kernel", NULL);
+			}
+			if (cg[i].wb_scan >= 0)
+				md_prom_int(p, "memcg_dirty_writeback_bytes", cg[i].wb_scan * page_size,
+					    "cgroup", cg[i].label, "source", "scan", NULL);
+		}
+	}
 	md_prom_family(p, "memcg_dirty_check_status", "gauge",
-		       "1 for the cgroup's current verdict.");
+		       "1 for the cgroup's current verdict: the worst of its counters'.");
 	for (i = 0; i < n; i++)
 		md_prom_int(p, "memcg_dirty_check_status", 1,
 			    "cgroup", cg[i].label, "verdict", s->rows[i].verdict, NULL);
+	md_prom_family(p, "memcg_dirty_check_verdict", "gauge",
+		       "1 for the verdict of each counter (dirty, writeback) in the cgroup's check.");
+	for (i = 0; i < n; i++)
+		for (j = 0; j < MD_NR_COUNTERS; j++)
+			if (cg[i].verdicts[j][0])
+				md_prom_int(p, "memcg_dirty_check_verdict", 1,
+					    "cgroup", cg[i].label, "counter", md_counters[j],
+					    "verdict", cg[i].verdicts[j], NULL);
 	md_prom_family(p, "memcg_dirty_check_suspect", "gauge",
-		       "1 for a cgroup whose verdict is mismatch or underflow: the view its check suspects, and the first NUMA node where kernel and ledger differ.");
+		       "1 for a cgroup whose verdict is mismatch or underflow: the view its check suspects, the first NUMA node where kernel and ledger differ, and the counter they are of.");
 	for (i = 0; i < n; i++)
 		if (bad_verdict(s->rows[i].verdict))
 			md_prom_int(p, "memcg_dirty_check_suspect", 1, "cgroup", cg[i].label,
-				    "suspect", cg[i].suspect, "numa_node", cg[i].node, NULL);
+				    "suspect", cg[i].suspect, "numa_node", cg[i].node,
+				    "counter", cg[i].counter, NULL);
 	md_prom_family(p, "memcg_dirty_event_bytes_total", "counter",
-		       "Bytes moved by each dirty accounting event.");
+		       "Bytes moved by each accounting event of the dirty and writeback counters.");
 	for (i = 0; i < n; i++)
 		for (j = 0; cg[i].has_stat && j < cg[i].stat.n; j++)
 			if (md_event_total(&cg[i].stat, j, &v))
@@ -131,7 +189,7 @@ static void prom_cgroups(struct md_emit *p, long page_size, const struct md_summ
 static void prom_aggregates(struct md_emit *p, long page_size, const struct md_summary *s,
 			    size_t n)
 {
-	unsigned long long ledger = 0, kernel = 0;
+	unsigned long long ledger = 0, kernel = 0, wb_ledger = 0, wb_kernel = 0;
 	size_t i, j, count;
 
 	md_prom_family(p, "memcg_dirty_cgroups", "gauge",
@@ -148,12 +206,22 @@ static void prom_aggregates(struct md_emit *p, long page_size, const struct md_s
 	for (i = n; i < s->n; i++) {
 		ledger += (unsigned long long)s->rows[i].dirty;
 		kernel += (unsigned long long)s->rows[i].kernel;
+		wb_ledger += (unsigned long long)s->rows[i].writeback;
+		wb_kernel += (unsigned long long)s->rows[i].kernel_wb;
 	}
 	md_prom_family(p, "memcg_dirty_omitted_bytes", "gauge",
 		       "Dirty file bytes of the cgroups left out by --max-cgroups, by view.");
 	md_prom_int(p, "memcg_dirty_omitted_bytes", (long long)ledger * page_size,
 		    "source", "ledger", NULL);
 	md_prom_int(p, "memcg_dirty_omitted_bytes", (long long)kernel * page_size,
+		    "source", "kernel", NULL);
+	if (!s->writeback)
+		return;
+	md_prom_family(p, "memcg_dirty_omitted_writeback_bytes", "gauge",
+		       "File bytes under writeback of the cgroups left out by --max-cgroups, by view.");
+	md_prom_int(p, "memcg_dirty_omitted_writeback_bytes", (long long)wb_ledger * page_size,
+		    "source", "ledger", NULL);
+	md_prom_int(p, "memcg_dirty_omitted_writeback_bytes", (long long)wb_kernel * page_size,
 		    "source", "kernel", NULL);
 }
 
@@ -249,6 +317,16 @@ static int prom_module(const struct md_src *src, struct md_emit *p)
 	md_prom_family(p, "memcg_dirty_global_check_status", "gauge", "1 for the global verdict.");
 	md_prom_int(p, "memcg_dirty_global_check_status", 1,
 		    "verdict", md_kv_get(&g, "verdict") ?: "unknown", NULL);
+	md_prom_family(p, "memcg_dirty_global_check_verdict", "gauge",
+		       "1 for the global verdict of each counter (dirty, writeback): its worst over every cgroup.");
+	for (i = 0; i < MD_NR_COUNTERS; i++) {
+		/* NAME_verdict; an older module's verdict is the dirty counter's */
+		const char *v = md_check_get(&g, md_counters[i], "verdict");
+
+		if (v)
+			md_prom_int(p, "memcg_dirty_global_check_verdict", 1,
+				    "counter", md_counters[i], "verdict", v, NULL);
+	}
 	md_free_kvs(&g);
 	if (md_read_probes(src, &pr, err))
 		return -1;

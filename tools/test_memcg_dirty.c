@@ -49,14 +49,54 @@ static void put(const char *rel, const char *text)
 	fclose(f);
 }
 
+/* The module's formats: file_dirty's keys, then file_writeback's (wb_* events). */
 static const char *STAT =
+	"dirty 10\ndirty_hier 10\nkernel_dirty 10\nkernel_dirty_hier 10\n"
+	"dirty_node0 10\nkernel_dirty_node0 10\n"
+	"writeback 2\nwriteback_hier 2\nkernel_writeback 2\nkernel_writeback_hier 2\n"
+	"writeback_node0 2\nkernel_writeback_node0 2\ndirtied 100\ncleaned_io 90\n"
+	"cancelled 0\nremoved_dirty 0\nmigrated 0\nmoved_in 0\nmoved_out 0\n"
+	"wb_started 88\nwb_ended 86\nwb_moved_in 0\nwb_moved_out 0\n"
+	"dirtied_uncharged 0\nsynced 1\ncarried 0\nkernel_carried 0\ncarried_writeback 0\n"
+	"kernel_carried_writeback 0\nkernel_carried_unseen 0\nhier_settled 1\n";
+
+static const char *CHECK_OK =
+	"verdict ok\nkernel 10\nledger 10\nscan 10\nledger_known 1\nscan_age_ms 5\nsuspect none\n"
+	"delta 0\nquiescent 1\nbound 0\nscan_busy 0\ncounter dirty\n"
+	"dirty_verdict ok\ndirty_kernel 10\ndirty_ledger 10\ndirty_scan 10\ndirty_suspect none\n"
+	"dirty_delta 0\nwriteback_verdict ok\nwriteback_kernel 2\nwriteback_ledger 2\n"
+	"writeback_scan 2\nwriteback_suspect none\nwriteback_delta 0\n";
+
+/*
+ * A cgroup whose writeback counter is wrong and dirty is not: the keys
+ * without a prefix are writeback's, the worst counter's.
+ */
+static const char *CHECK_WB_MISMATCH =
+	"verdict mismatch\nkernel 7\nledger 2\nscan 2\nledger_known 1\nscan_age_ms 1\n"
+	"suspect kernel\ndelta 5\nquiescent 1\nbound 0\nscan_busy 0\ncounter writeback\n"
+	"dirty_verdict ok\ndirty_kernel 10\ndirty_ledger 10\ndirty_scan 10\ndirty_suspect none\n"
+	"dirty_delta 0\nwriteback_verdict mismatch\nwriteback_kernel 7\nwriteback_ledger 2\n"
+	"writeback_scan 2\nwriteback_suspect kernel\nwriteback_delta 5\n";
+
+/* ... and its stat: writeback apart on node 1 only */
+static const char *STAT_WB_MISMATCH =
+	"dirty 10\ndirty_hier 10\nkernel_dirty 10\nkernel_dirty_hier 10\n"
+	"dirty_node0 5\nkernel_dirty_node0 5\ndirty_node1 5\nkernel_dirty_node1 5\n"
+	"writeback 2\nwriteback_hier 2\nkernel_writeback 7\nkernel_writeback_hier 7\n"
+	"writeback_node0 1\nkernel_writeback_node0 1\nwriteback_node1 1\nkernel_writeback_node1 6\n"
+	"dirtied 100\ncleaned_io 90\ncancelled 0\nremoved_dirty 0\nmigrated 0\nmoved_in 0\n"
+	"moved_out 0\nwb_started 90\nwb_ended 88\nwb_moved_in 0\nwb_moved_out 0\n"
+	"dirtied_uncharged 0\nsynced 1\nhier_settled 1\n";
+
+/* An older module's files: file_dirty alone, no counter column or keys. */
+static const char *OLD_STAT =
 	"dirty 10\ndirty_hier 10\nkernel_dirty 10\nkernel_dirty_hier 10\n"
 	"dirty_node0 10\nkernel_dirty_node0 10\ndirtied 100\ncleaned_io 90\n"
 	"cancelled 0\nremoved_dirty 0\nmigrated 0\nmoved_in 0\nmoved_out 0\n"
 	"dirtied_uncharged 0\nsynced 1\ncarried 0\nkernel_carried 0\nkernel_carried_unseen 0\n"
 	"hier_settled 1\n";
 
-static const char *CHECK_OK =
+static const char *OLD_CHECK_OK =
 	"verdict ok\nkernel 10\nledger 10\nscan 10\nscan_age_ms 5\nsuspect none\n"
 	"delta 0\nquiescent 1\nbound 0\nscan_busy 0\n";
 
@@ -65,6 +105,20 @@ static const char *AUDIT =
 	"last_memcgs 7\ndiffered 4\nescalations 2\nbad_verdicts 2\nunconfirmed 1\nprinted 2\n"
 	"printed_audit 3598\nsuppressed 0\nwarned 2\nuntrusted_printed 0\naudit_watch 1\n"
 	"watches 1\naudit_unsynced_s 120\nlast_unsynced 1\nunsynced_long 1\n";
+
+static const char *SUMMARY_HEAD =
+	"id path state dirty kernel_dirty verdict writeback kernel_writeback\n";
+static const char *EVENTS_HEAD =
+	"time id path node kind probe pfn kernel ledger scan missed counter\n";
+
+/* The summary header of this module, then @rows. */
+static void put_summary(const char *rows)
+{
+	char buf[8192];
+
+	snprintf(buf, sizeof(buf), "%s%s", SUMMARY_HEAD, rows);
+	put("summary", buf);
+}
 
 /* A healthy tree: root, /a, /a/b, /stat (escaped %stat), a dying /gone. */
 static void fixture_good(void)
@@ -80,17 +134,19 @@ static void fixture_good(void)
 	put("probes", "point symbol type status hits missed\n"
 		      "dirtied writeback_dirty_folio tracepoint attached 100 0\n"
 		      "cleaned_io folio_clear_dirty_for_io kretprobe attached 90 0\n");
-	put("summary", "id path state dirty kernel_dirty verdict\n"
-		       "1 / online 5 5 ok\n"
-		       "10 /a online 10 10 ok\n"
-		       "11 /a/b online 20 20 ok\n"
-		       "12 /stat online 0 0 ok\n"
-		       "13 /with\\040space online 1 1 ok\n"
-		       "9 /gone dying 3 3 ok\n");
+	put_summary("1 / online 5 5 ok 1 1\n"
+		    "10 /a online 10 10 ok 2 2\n"
+		    "11 /a/b online 20 20 ok 3 3\n"
+		    "12 /stat online 0 0 ok 0 0\n"
+		    "13 /with\\040space online 1 1 ok 0 0\n"
+		    "9 /gone dying 3 3 ok 0 0\n");
 	put("check", "verdict ok\nok 6\nunsynced 0\nuntrusted 0\nmismatch 0\nunderflow 0\n"
-		     "kernel_global 39\nkernel_sum 39\nsum_check ok\nhier_check unavailable\nhier_check_reason no_exported_rstat_flush\nnegative 0\n");
-	put("events", "dropped 0\ntime id path node kind probe pfn kernel ledger scan missed\n"
-		      "12.000001 10 /a 0 mismatch - - 11 10 10 0\n");
+		     "kernel_global 39\nkernel_sum 39\nsum_check ok\nhier_check unavailable\nhier_check_reason no_exported_rstat_flush\nnegative 0\n"
+		     "scan_age_ms 40\nprobes_missed 0\nlost_events 0\ndirty_verdict ok\nwriteback_verdict ok\n");
+	snprintf(cmd, sizeof(cmd), "dropped 0\n%s"
+		 "12.000001 10 /a 0 mismatch - - 11 10 10 0 dirty\n"
+		 "13.000001 - - -1 probe_missed dirtied - 0 0 0 3 -\n", EVENTS_HEAD);
+	put("events", cmd);
 	put("control", "commands: scan resync\n");
 	put("audit", AUDIT);
 	put("cgroups/stat", STAT);
@@ -103,6 +159,34 @@ static void fixture_good(void)
 	put("cgroups/%stat/check", CHECK_OK);
 	put("cgroups/with space/stat", STAT);
 	put("cgroups/with space/check", CHECK_OK);
+}
+
+/* The same tree as an older module writes it: file_dirty alone. */
+static void fixture_old(void)
+{
+	fixture_good();
+	put("summary", "id path state dirty kernel_dirty verdict\n"
+		       "1 / online 5 5 ok\n"
+		       "10 /a online 10 10 ok\n"
+		       "11 /a/b online 20 20 ok\n"
+		       "12 /stat online 0 0 ok\n"
+		       "13 /with\\040space online 1 1 ok\n"
+		       "9 /gone dying 3 3 ok\n");
+	put("check", "verdict ok\nok 6\nunsynced 0\nuntrusted 0\nmismatch 0\nunderflow 0\n"
+		     "kernel_global 39\nkernel_sum 39\nsum_check ok\nhier_check unavailable\nhier_check_reason no_exported_rstat_flush\nnegative 0\n");
+	put("events", "dropped 0\ntime id path node kind probe pfn kernel ledger scan missed\n"
+		      "12.000001 10 /a 0 mismatch - - 11 10 10 0\n"
+		      "13.000001 - - -1 probe_missed dirtied - 0 0 0 3\n");
+	put("cgroups/stat", OLD_STAT);
+	put("cgroups/check", OLD_CHECK_OK);
+	put("cgroups/a/stat", OLD_STAT);
+	put("cgroups/a/check", OLD_CHECK_OK);
+	put("cgroups/a/b/stat", OLD_STAT);
+	put("cgroups/a/b/check", OLD_CHECK_OK);
+	put("cgroups/%stat/stat", OLD_STAT);
+	put("cgroups/%stat/check", OLD_CHECK_OK);
+	put("cgroups/with space/stat", OLD_STAT);
+	put("cgroups/with space/check", OLD_CHECK_OK);
 }
 
 /* Run the CLI; its stdout and stderr into buffers. */
@@ -163,6 +247,61 @@ static void test_parsers(void)
 	CHECK(md_parse_kvs("a\n", &k, e), "one field rejected");
 }
 
+/* The summary and events of the module that audits file_writeback, and an older one's. */
+static void test_parsers_writeback(void)
+{
+	char e[MD_ERRLEN], text[512];
+	struct md_summary s;
+	struct md_events ev;
+
+	snprintf(text, sizeof(text), "%s1 / online 5 5 ok 2 3\n7 /x dying 1 1 mismatch 0 -1\n",
+		 SUMMARY_HEAD);
+	CHECK(!md_parse_summary(text, &s, e), "summary with writeback: %s", e);
+	CHECK(s.writeback && s.n == 2 && s.rows[0].known && s.rows[0].wb_known &&
+	      s.rows[0].writeback == 2 && s.rows[0].kernel_wb == 3 && s.rows[1].kernel_wb == -1 &&
+	      !strcmp(s.rows[1].verdict, "mismatch"), "writeback columns read");
+	md_free_summary(&s);
+	CHECK(!md_parse_summary("id path state dirty kernel_dirty verdict\n1 / online 5 5 ok\n", &s, e) &&
+	      !s.writeback && s.n == 1 && s.rows[0].known && !s.rows[0].wb_known,
+	      "an older module's summary: writeback unknown: %s", e);
+	md_free_summary(&s);
+	/* a memcg without a ledger entry: no figure, untrusted */
+	snprintf(text, sizeof(text), "%s4 /n online - - untrusted - -\n", SUMMARY_HEAD);
+	CHECK(!md_parse_summary(text, &s, e) && s.n == 1 && !s.rows[0].known && !s.rows[0].wb_known &&
+	      !strcmp(s.rows[0].verdict, "untrusted"), "no entry: - - untrusted - -: %s", e);
+	md_free_summary(&s);
+	CHECK(!md_parse_summary("id path state dirty kernel_dirty verdict\n4 /n online - - untrusted\n",
+				&s, e) && s.n == 1 && !s.rows[0].known, "no entry, older module: %s", e);
+	md_free_summary(&s);
+	snprintf(text, sizeof(text), "%s4 /n online - - ok - -\n", SUMMARY_HEAD);
+	CHECK(md_parse_summary(text, &s, e), "no figure but untrusted rejected");
+	snprintf(text, sizeof(text), "%s4 /n online 5 - untrusted 0 0\n", SUMMARY_HEAD);
+	CHECK(md_parse_summary(text, &s, e), "half a pair rejected");
+	snprintf(text, sizeof(text), "%s1 / online 5 5 ok\n", SUMMARY_HEAD);
+	CHECK(md_parse_summary(text, &s, e), "the new header with an old line rejected");
+	CHECK(md_parse_summary("id path state dirty kernel_dirty verdict\n1 / online 5 5 ok 1 1\n", &s, e),
+	      "the old header with a new line rejected");
+	CHECK(md_parse_summary("id path state dirty kernel_dirty verdict writeback\n1 / online 5 5 ok 1\n",
+			       &s, e), "an unknown header rejected");
+
+	snprintf(text, sizeof(text), "dropped 2\n%s1.5 3 /a 0 mismatch - - 7 2 2 0 writeback\n"
+		 "1.6 - - -1 probe_missed dirtied - 0 0 0 1 -\n", EVENTS_HEAD);
+	CHECK(!md_parse_events(text, &ev, e) && ev.n == 2 && ev.dropped == 2 &&
+	      !strcmp(ev.rows[0].counter, "writeback") && !strcmp(ev.rows[1].counter, "-"),
+	      "events with a counter column: %s", e);
+	md_free_events(&ev);
+	CHECK(!md_parse_events("dropped 0\ntime id path node kind probe pfn kernel ledger scan missed\n"
+			       "1.5 3 /a 0 mismatch - - 7 2 2 0\n1.6 - - -1 probe_missed dirtied - 0 0 0 1\n",
+			       &ev, e) && ev.n == 2 && !strcmp(ev.rows[0].counter, "dirty") &&
+	      !strcmp(ev.rows[1].counter, "-"),
+	      "an older module's events: dirty, none for a probe's own: %s", e);
+	md_free_events(&ev);
+	snprintf(text, sizeof(text), "dropped 0\n%s1.5 3 /a 0 mismatch - - 7 2 2 0\n", EVENTS_HEAD);
+	CHECK(md_parse_events(text, &ev, e), "a line without its counter rejected");
+	snprintf(text, sizeof(text), "dropped 0\n%s1.5 3 /a 0 mismatch - - 7 2 2 0 Dirty!\n", EVENTS_HEAD);
+	CHECK(md_parse_events(text, &ev, e), "a counter that is no name rejected");
+}
+
 static void test_views(void)
 {
 	int rc;
@@ -175,13 +314,24 @@ static void test_views(void)
 	CHECK(strstr(out, "/gone (dying)"), "dying cgroups marked:\n%s", out);
 	CHECK(strstr(out, "/with space"), "escaped path shown unescaped:\n%s", out);
 
+	CHECK(strstr(out, "WRITEBACK") && strstr(out, "KERNEL_WB") &&
+	      strstr(out, "KERNEL_WB VERDICT"), "WRITEBACK and KERNEL_WB before VERDICT:\n%s", out);
+	CHECK(strstr(out, "12.0 KiB     12.0 KiB ok"), "/a/b's 3 pages under writeback:\n%s", out);
+
 	rc = run(out, sizeof(out), err, sizeof(err), "--tree", NULL);
 	CHECK(rc == 0 && strstr(out, "120.0 KiB"), "tree: /a subtree is 30 pages = 120 KiB:\n%s", out);
+	CHECK(strstr(out, "20.0 KiB     20.0 KiB ok"), "tree: /a's writeback is 5 pages:\n%s", out);
 
 	rc = run(out, sizeof(out), err, sizeof(err), "--json", "/sys/fs/cgroup/a", NULL);
 	CHECK(rc == 0 && strstr(out, "\"path\":\"/a\"") && strstr(out, "\"path\":\"/a/b\"") &&
 	      !strstr(out, "\"path\":\"/\""), "json restricted to /a's subtree:\n%s", out);
 	CHECK(strstr(out, "\"dirty_bytes\":40960"), "json bytes:\n%s", out);
+	CHECK(strstr(out, "\"dirty_bytes\":40960,\"kernel_dirty_bytes\":40960,\"verdict\":\"ok\","
+			  "\"writeback_bytes\":8192,\"kernel_writeback_bytes\":8192}"),
+	      "json: writeback after the verdict:\n%s", out);
+	rc = run(out, sizeof(out), err, sizeof(err), "--json", "--tree", "/a", NULL);
+	CHECK(rc == 0 && strstr(out, "\"writeback_hier_bytes\":20480,\"kernel_writeback_hier_bytes\":20480"),
+	      "json --tree: writeback subtree totals:\n%s", out);
 
 	rc = run(out, sizeof(out), err, sizeof(err), "a/b", NULL);
 	CHECK(rc == 0 && strstr(out, "/a/b") && !strstr(out, "/gone"), "relative path accepted:\n%s", out);
@@ -196,6 +346,11 @@ static void test_views(void)
 	rc = run(out, sizeof(out), err, sizeof(err), "events", "--json", NULL);
 	CHECK(rc == 0 && strstr(out, "\"kind\":\"mismatch\"") && strstr(out, "\"dropped\":0"),
 	      "events json:\n%s", out);
+	CHECK(strstr(out, "\"missed\":0,\"counter\":\"dirty\"}") &&
+	      strstr(out, "\"missed\":3,\"counter\":\"-\"}"), "events json: the counter:\n%s", out);
+	rc = run(out, sizeof(out), err, sizeof(err), "events", NULL);
+	CHECK(rc == 0 && strstr(out, "missed 0 counter dirty\n") && strstr(out, "missed 3 counter -\n"),
+	      "events: the counter last:\n%s", out);
 	rc = run(out, sizeof(out), err, sizeof(err), "--bogus", NULL);
 	CHECK(rc == 2, "unknown option exits 2");
 	rc = run(out, sizeof(out), err, sizeof(err), "--follow", NULL);
@@ -222,9 +377,12 @@ static void test_check(void)
 
 	fixture_good();
 	rc = run(out, sizeof(out), err, sizeof(err), "check", NULL);
-	CHECK(rc == 0 && strstr(out, "(global) ok"), "clean check exits 0 (%d):\n%s%s", rc, out, err);
+	CHECK(rc == 0 && strstr(out, "(global) ok (dirty ok, writeback ok)\n"),
+	      "clean check exits 0, every counter's verdict (%d):\n%s%s", rc, out, err);
 	rc = run(out, sizeof(out), err, sizeof(err), "check", "/a", "stat", NULL);
 	CHECK(rc == 0 && strstr(out, "/stat ok"), "named cgroups, escaped dir (%d):\n%s%s", rc, out, err);
+	CHECK(strstr(out, "/stat ok (kernel 10 ledger 10 scan 10 suspect none delta 0) counter dirty "
+			  "(dirty ok, writeback ok)\n"), "a cgroup's counter and verdicts:\n%s", out);
 
 	put("cgroups/a/check", "verdict mismatch\nkernel 11\nledger 10\nscan 10\nscan_age_ms 1\n"
 			       "suspect kernel\ndelta 1\nquiescent 1\nbound 0\nscan_busy 0\n");
@@ -383,7 +541,7 @@ static void test_prometheus_top(void)
 	CHECK(rc == 0 && strstr(text, "memcg_dirty_check_status{cgroup=\"/u\",verdict=\"underflow\"} 1") &&
 	      lines_with(text, "memcg_dirty_check_status{") == 1,
 	      "--max-cgroups 1 keeps the underflow, not the dirtiest (%d):\n%s%s", rc, text, err);
-	CHECK(strstr(text, "memcg_dirty_check_suspect{cgroup=\"/u\",suspect=\"kernel\",numa_node=\"1\"} 1"),
+	CHECK(strstr(text, "memcg_dirty_check_suspect{cgroup=\"/u\",suspect=\"kernel\",numa_node=\"1\",counter=\"dirty\"} 1"),
 	      "the suspect and the node where kernel and ledger differ:\n%s", text);
 	CHECK(strstr(text, "memcg_dirty_cgroups{verdict=\"ok\"} 3") &&
 	      strstr(text, "memcg_dirty_cgroups{verdict=\"unsynced\"} 1") &&
@@ -471,6 +629,162 @@ static void test_prometheus_top(void)
 	CHECK(rc == 2 && strstr(err, "no command"), "--prometheus with a command (%d): %s", rc, err);
 }
 
+/*
+ * A cgroup whose writeback counter is wrong, its dirty counter right: the
+ * same exit as a dirty mismatch, and the counter named.
+ */
+static void test_writeback(void)
+{
+	char path[300], *text;
+	int rc;
+
+	fixture_good();
+	put_summary("1 / online 5 5 ok 1 1\n"
+		    "10 /a online 10 10 ok 2 2\n"
+		    "15 /w online 10 10 mismatch 2 7\n");
+	put("cgroups/w/stat", STAT_WB_MISMATCH);
+	put("cgroups/w/check", CHECK_WB_MISMATCH);
+	put("check", "verdict mismatch\nok 2\nunsynced 0\nuntrusted 0\nmismatch 1\nunderflow 0\n"
+		     "kernel_global 25\nkernel_sum 25\nsum_check ok\nhier_check unavailable\n"
+		     "hier_check_reason no_exported_rstat_flush\nnegative 0\nscan_age_ms 40\n"
+		     "probes_missed 0\nlost_events 0\ndirty_verdict ok\nwriteback_verdict mismatch\n");
+
+	rc = run(out, sizeof(out), err, sizeof(err), "check", "/w", NULL);
+	CHECK(rc == 1, "a writeback mismatch exits 1, as a dirty one (%d):\n%s%s", rc, out, err);
+	CHECK(strstr(out, "/w mismatch (kernel 7 ledger 2 scan 2 suspect kernel delta 5) counter writeback "
+			  "(dirty ok, writeback mismatch)\n"),
+	      "check /w names the counter, its views and every counter's verdict:\n%s", out);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", NULL);
+	CHECK(rc == 1 && strstr(out, "(global) mismatch (dirty ok, writeback mismatch)\n") &&
+	      strstr(out, "/w mismatch\n"), "global check: exit 1, the counter, the cgroup (%d):\n%s%s",
+	      rc, out, err);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", "--json", "/w", NULL);
+	CHECK(rc == 1 && strstr(out, "\"counter\":\"writeback\"") &&
+	      strstr(out, "\"writeback_verdict\":\"mismatch\"") && strstr(out, "\"dirty_verdict\":\"ok\"") &&
+	      strstr(out, "\"writeback_delta\":5") && strstr(out, "\"exit\":1"),
+	      "check --json: every key, the counter's included:\n%s", out);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", "--strict", "/w", NULL);
+	CHECK(rc == 1, "--strict: still 1 (%d)", rc);
+	/* unsure and bad, of different counters: the worst decides, as always */
+	put("cgroups/a/check", "verdict unsynced\nkernel 10\nledger 10\nscan 10\nledger_known 0\n"
+			       "scan_age_ms 1\nsuspect none\ndelta 0\nquiescent 0\nbound 0\nscan_busy 0\n"
+			       "counter dirty\ndirty_verdict unsynced\ndirty_kernel 10\ndirty_ledger 10\n"
+			       "dirty_scan 10\ndirty_suspect none\ndirty_delta 0\nwriteback_verdict ok\n"
+			       "writeback_kernel 2\nwriteback_ledger 2\nwriteback_scan 2\n"
+			       "writeback_suspect none\nwriteback_delta 0\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "check", "/a", "/w", NULL);
+	CHECK(rc == 1 && strstr(out, "/a unsynced") && strstr(out, "counter dirty (dirty unsynced, writeback ok)"),
+	      "unsynced dirty and a writeback mismatch: 1 (%d):\n%s", rc, out);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", "/a", NULL);
+	CHECK(rc == 3, "unsynced alone: 3 (%d)", rc);
+
+	/* the table and the textfile */
+	rc = run(out, sizeof(out), err, sizeof(err), "/w", NULL);
+	CHECK(rc == 0 && strstr(out, "8.0 KiB") && strstr(out, "28.0 KiB mismatch\n"),
+	      "the table: /w's writeback, ledger 8 KiB and kernel 28 KiB:\n%s", out);
+	snprintf(path, sizeof(path), "%s/out.prom", root);
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, NULL);
+	text = slurp(path);
+	CHECK(rc == 0 && strstr(text, "memcg_dirty_check_status{cgroup=\"/w\",verdict=\"mismatch\"} 1\n"),
+	      "the cgroup's verdict: the worst counter's (%d): %s\n%s", rc, err, text);
+	CHECK(strstr(text, "memcg_dirty_check_verdict{cgroup=\"/w\",counter=\"dirty\",verdict=\"ok\"} 1\n") &&
+	      strstr(text, "memcg_dirty_check_verdict{cgroup=\"/w\",counter=\"writeback\",verdict=\"mismatch\"} 1\n"),
+	      "each counter's verdict:\n%s", text);
+	CHECK(strstr(text, "memcg_dirty_check_suspect{cgroup=\"/w\",suspect=\"kernel\",numa_node=\"1\",counter=\"writeback\"} 1\n"),
+	      "the suspect, the node where writeback's kernel and ledger differ, the counter:\n%s", text);
+	CHECK(strstr(text, "memcg_dirty_writeback_bytes{cgroup=\"/w\",source=\"ledger\"} 8192\n") &&
+	      strstr(text, "memcg_dirty_writeback_bytes{cgroup=\"/w\",source=\"kernel\"} 28672\n") &&
+	      strstr(text, "memcg_dirty_writeback_bytes{cgroup=\"/w\",source=\"scan\"} 8192\n"),
+	      "writeback bytes by view:\n%s", text);
+	/* the check's scan key is writeback's here: the dirty scan is dirty_scan */
+	CHECK(strstr(text, "memcg_dirty_bytes{cgroup=\"/w\",source=\"scan\"} 40960\n"),
+	      "dirty bytes of the scan: dirty's, not the worst counter's:\n%s", text);
+	CHECK(strstr(text, "memcg_dirty_global_check_verdict{counter=\"dirty\",verdict=\"ok\"} 1\n") &&
+	      strstr(text, "memcg_dirty_global_check_verdict{counter=\"writeback\",verdict=\"mismatch\"} 1\n") &&
+	      strstr(text, "memcg_dirty_global_check_status{verdict=\"mismatch\"} 1\n"),
+	      "the global verdict of each counter:\n%s", text);
+	CHECK(strstr(text, "memcg_dirty_event_bytes_total{cgroup=\"/w\",event=\"wb_started\"} 368640\n") &&
+	      strstr(text, "event=\"wb_moved_out\"") && !strstr(text, "event=\"writeback") &&
+	      !strstr(text, "event=\"kernel_writeback") && !strstr(text, "event=\"carried_writeback\"") &&
+	      !strstr(text, "event=\"kernel_carried_writeback\""),
+	      "writeback's events are events, its page counts are not:\n%s", text);
+	CHECK(strstr(text, "memcg_dirty_omitted_writeback_bytes{source=\"ledger\"} 0\n"),
+	      "the omitted cgroups' writeback bytes:\n%s", text);
+	free(text);
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, "--max-cgroups", "1", NULL);
+	text = slurp(path);
+	CHECK(rc == 0 && lines_with(text, "memcg_dirty_check_status{cgroup=\"/w\"") == 1 &&
+	      strstr(text, "memcg_dirty_omitted_writeback_bytes{source=\"ledger\"} 12288\n") &&
+	      strstr(text, "memcg_dirty_omitted_writeback_bytes{source=\"kernel\"} 12288\n"),
+	      "--max-cgroups 1: /w first, the others' writeback summed:\n%s", text);
+	free(text);
+
+	/* ok verdicts, kernel and ledger apart: the wider gap, of either counter, first */
+	put_summary("1 / online 5 5 ok 1 1\n"
+		    "10 /a online 10 11 ok 2 2\n"
+		    "15 /w online 10 10 ok 2 6\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, "--max-cgroups", "1", NULL);
+	text = slurp(path);
+	CHECK(rc == 0 && strstr(text, "memcg_dirty_check_status{cgroup=\"/w\"") &&
+	      lines_with(text, "memcg_dirty_check_status{") == 1,
+	      "--max-cgroups 1: writeback 4 apart before dirty 1 apart:\n%s", text);
+	free(text);
+}
+
+/* An older module's files: read, writeback unknown, the dirty counter's figures. */
+static void test_old_module(void)
+{
+	char path[300], *text;
+	int rc;
+
+	fixture_old();
+	rc = run(out, sizeof(out), err, sizeof(err), NULL);
+	CHECK(rc == 0 && strstr(out, "80.0 KiB") && strstr(out, "           -            - ok\n"),
+	      "table: writeback '-' (%d): %s\n%s", rc, err, out);
+	rc = run(out, sizeof(out), err, sizeof(err), "--json", "/a/b", NULL);
+	CHECK(rc == 0 && strstr(out, "\"verdict\":\"ok\",\"writeback_bytes\":null,\"kernel_writeback_bytes\":null}"),
+	      "json: writeback null:\n%s", out);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", NULL);
+	CHECK(rc == 0 && strstr(out, "(global) ok\n"), "check: as before (%d):\n%s%s", rc, out, err);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", "/a", NULL);
+	CHECK(rc == 0 && strstr(out, "/a ok (kernel 10 ledger 10 scan 10 suspect none delta 0)\n"),
+	      "check /a: as before (%d):\n%s%s", rc, out, err);
+	put("cgroups/a/check", "verdict mismatch\nkernel 11\nledger 10\nscan 10\nscan_age_ms 1\n"
+			       "suspect kernel\ndelta 1\nquiescent 1\nbound 0\nscan_busy 0\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "check", "/a", NULL);
+	CHECK(rc == 1, "an older module's mismatch exits 1 (%d)", rc);
+	rc = run(out, sizeof(out), err, sizeof(err), "events", "--json", NULL);
+	CHECK(rc == 0 && strstr(out, "\"counter\":\"dirty\"") && strstr(out, "\"counter\":\"-\""),
+	      "events: the dirty counter, none for probe_missed:\n%s", out);
+
+	snprintf(path, sizeof(path), "%s/out.prom", root);
+	put("summary", "id path state dirty kernel_dirty verdict\n1 / online 5 5 ok\n"
+		       "10 /a online 10 11 mismatch\n4 /n online - - untrusted\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, NULL);
+	text = slurp(path);
+	CHECK(rc == 0 && !strstr(text, "writeback_bytes") &&
+	      strstr(text, "memcg_dirty_check_verdict{cgroup=\"/a\",counter=\"dirty\",verdict=\"mismatch\"} 1\n") &&
+	      !strstr(text, "counter=\"writeback\"") &&
+	      strstr(text, "memcg_dirty_check_suspect{cgroup=\"/a\",suspect=\"kernel\",numa_node=\"unknown\",counter=\"dirty\"} 1\n") &&
+	      strstr(text, "memcg_dirty_global_check_verdict{counter=\"dirty\",verdict=\"ok\"} 1\n"),
+	      "textfile: no writeback series, the dirty counter's (%d): %s\n%s", rc, err, text);
+	CHECK(strstr(text, "memcg_dirty_check_status{cgroup=\"/n\",verdict=\"untrusted\"} 1\n") &&
+	      !strstr(text, "memcg_dirty_bytes{cgroup=\"/n\",source=\"ledger\"}"),
+	      "a memcg without an entry: its verdict, no bytes:\n%s", text);
+	free(text);
+	/* a memcg without an entry, in the table */
+	rc = run(out, sizeof(out), err, sizeof(err), "/n", NULL);
+	CHECK(rc == 0 && strstr(out, "/n ") && strstr(out, "untrusted\n"), "no entry: a row of '-' (%d):\n%s%s",
+	      rc, out, err);
+	rc = run(out, sizeof(out), err, sizeof(err), "--json", "/n", NULL);
+	CHECK(rc == 0 && strstr(out, "\"dirty_bytes\":null,\"kernel_dirty_bytes\":null"), "no entry: json null:\n%s",
+	      out);
+	put("summary", "id path state dirty kernel_dirty verdict\n1 / online 5 5 ok\n"
+		       "4 /n online - - untrusted\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "check", NULL);
+	CHECK(rc == 3 && strstr(out, "/n untrusted"), "no entry: check exits 3 (%d):\n%s%s", rc, out, err);
+}
+
 static void test_lockdown(void)
 {
 	char mode[32];
@@ -502,10 +816,13 @@ int main(void)
 	snprintf(root, sizeof(root), "/tmp/md_cli_test.%d", (int)getpid());
 	setenv("MEMCG_DIRTY_DEBUGFS", root, 1);
 	test_parsers();
+	test_parsers_writeback();
 	test_views();
 	test_check();
 	test_prometheus();
 	test_prometheus_top();
+	test_writeback();
+	test_old_module();
 	test_lockdown();
 	test_not_loaded();
 	snprintf(out, sizeof(out), "rm -rf %s", root);
