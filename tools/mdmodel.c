@@ -531,7 +531,9 @@ static int counter_key(const char *key)
 		if (strncmp(key, md_counters[i], n))
 			continue;
 		p = key + n;
-		if (!*p || !strcmp(p, "_hier") || !strncmp(p, "_node", 5))
+		/* and the counter's own synced flag (writeback_synced) */
+		if (!*p || !strcmp(p, "_hier") || !strncmp(p, "_node", 5) ||
+		    !strcmp(p, "_synced"))
 			return 1;
 	}
 	return 0;

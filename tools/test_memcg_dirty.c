@@ -84,8 +84,9 @@ static const char *STAT_WB_MISMATCH =
 	"dirty_node0 5\nkernel_dirty_node0 5\ndirty_node1 5\nkernel_dirty_node1 5\n"
 	"writeback 2\nwriteback_hier 2\nkernel_writeback 7\nkernel_writeback_hier 7\n"
 	"writeback_node0 1\nkernel_writeback_node0 1\nwriteback_node1 1\nkernel_writeback_node1 6\n"
+	"writeback_synced 1\n"
 	"dirtied 100\ncleaned_io 90\ncancelled 0\nremoved_dirty 0\nmigrated 0\nmoved_in 0\n"
-	"moved_out 0\nwb_started 90\nwb_ended 88\nwb_moved_in 0\nwb_moved_out 0\n"
+	"moved_out 0\nwb_started 90\nwb_ended 88\nwb_moved_in 0\nwb_moved_out 0\nwb_ended_irq 9\n"
 	"dirtied_uncharged 0\nsynced 1\nhier_settled 1\n";
 
 /* An older module's files: file_dirty alone, no counter column or keys. */
@@ -706,6 +707,7 @@ static void test_writeback(void)
 	CHECK(strstr(text, "memcg_dirty_event_bytes_total{cgroup=\"/w\",event=\"wb_started\"} 368640\n") &&
 	      strstr(text, "event=\"wb_moved_out\"") && !strstr(text, "event=\"writeback") &&
 	      !strstr(text, "event=\"kernel_writeback") && !strstr(text, "event=\"carried_writeback\"") &&
+	      !strstr(text, "event=\"wb_ended_irq\"") &&
 	      !strstr(text, "event=\"kernel_carried_writeback\""),
 	      "writeback's events are events, its page counts are not:\n%s", text);
 	CHECK(strstr(text, "memcg_dirty_omitted_writeback_bytes{source=\"ledger\"} 0\n"),
