@@ -292,8 +292,11 @@ static bool md_check_compute(struct md_check_views *v, struct md_entry *e,
 		unit = cgroup_id(u->root->css.cgroup);
 	md_unit_meta(u, false);
 	if (flags & MD_CHECK_SCAN) {
-		if (!u->synced) {
-			/* a memcg gone still gets its base, and a verdict, now */
+		if (!u->synced || u->rows_unsynced) {
+			/*
+			 * a memcg gone still gets its base (or a counter's),
+			 * and a verdict, now
+			 */
 			md_scan();
 			md_resync_scanned();
 		} else if (u->members || md_scan_age_ms() > scan_cache_ms || !u->scan_valid ||
