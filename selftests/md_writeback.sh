@@ -119,13 +119,20 @@ if ! md_wb_hold_disk; then
 	md_skip "pages held under writeback" "$md_wb_why"
 else
 	H=2048
+	# blocks allocated first, and the filesystem's own writes done: once
+	# the freeze holds the loop's first write, a read queued behind it (a
+	# block bitmap, to allocate) would hold the writeback before any folio
+	# is under it; then the pages dirtied again in place
+	md_in_cg md_wb/h mdfile fsync "$MD_WBD/h" $H
+	sync
 	md_in_cg md_wb/h mdfile write "$MD_WBD/h" $H
 	md_check "held: the backing filesystem frozen" md_wb_freeze
 	md_in_cg md_wb/h sync -d "$MD_WBD/h" &
 	spid=$!
 	# (ext2's metadata, written back with the file, is charged here too)
 	held() { [ "$(md_stat md_wb/h kernel_writeback)" -ge "$H" ]; }
-	md_check "held: $H pages or more under writeback" md_poll 600 held
+	# held briefly: the kernel's hung-task warning comes at 120 s
+	md_check "held: $H pages or more under writeback" md_poll 300 held
 	sleep 1
 	K=$(md_stat md_wb/h kernel_writeback)
 	md_diag "held: $K pages under writeback"
@@ -154,37 +161,58 @@ md_reload fault_inject=1 || exit 1
 sync
 for c in md_wb/f md_wb/g; do md_wait_synced $c; done
 md_hold_writeback
-echo "drop wb_ended 100 /md_wb/f" > "$MD/inject"
-md_in_cg md_wb/f mdfile write "$W/f" 1024
-md_in_cg md_wb/f sync
-md_eq "lost ends: the drops were all used" 0 "$(awk '$1 == "point" && $2 == "wb_ended" { print $4 }' "$MD/inject")"
-# shellcheck disable=SC2046 # its three words
-set -- $(md_verdict md_wb/f)
-md_eq "lost ends: mismatch, ledger suspect" "mismatch ledger" "$1 $2"
-md_check "lost ends: ledger above by 100 updates or more ($3)" test "$3" -ge 100
-md_eq "lost ends: the counter is writeback, dirty is ok" "writeback ok mismatch" \
-	"$(awk '{ v[$1] = $2 } END { print v["counter"], v["dirty_verdict"], v["writeback_verdict"] }' \
-		"$MD/cgroups/md_wb/f/check")"
-md_eq "lost ends: the stat's writeback is the delta" "$3 0" "$(wbviews md_wb/f)"
-md_eq "summary: verdict mismatch, writeback $3 kernel 0" "mismatch $3 0" \
-	"$(awk '$2 == "/md_wb/f" { print $6, $7, $8 }' "$MD/summary")"
 # has_wb_event KIND CGROUP: the anomaly log has KIND for CGROUP, of the writeback counter
 has_wb_event() {
 	awk -v k="$1" -v id="$(md_cgid "$2")" '$2 == id && $5 == k && $NF == "writeback" { f = 1 }
 		END { exit !f }' "$MD/events"
 }
-md_check "events: a mismatch of md_wb/f, counter writeback" has_wb_event mismatch md_wb/f
-md_eq "global check: writeback_verdict mismatch" mismatch \
-	"$(awk '$1 == "writeback_verdict" { print $2 }' "$MD/check")"
 
-echo "drop wb_started 50 /md_wb/g" > "$MD/inject"
-md_in_cg md_wb/g mdfile write "$W/g" 1024
-md_in_cg md_wb/g sync
-# shellcheck disable=SC2046 # its three words
-set -- $(md_verdict md_wb/g)
-md_eq "lost starts: underflow, ledger suspect" "underflow ledger" "$1 $2"
-md_check "lost starts: ledger below 0 by 50 updates or more ($3)" test "$3" -le -50
-md_check "events: a ledger_underflow of md_wb/g, counter writeback" has_wb_event ledger_underflow md_wb/g
+# wb_real_miss M0 PART: a real miss of the writeback points since M0 has had
+# every memcg's writeback counter based again, which heals the lost updates
+# PART staged: its findings cannot be looked for (SKIP)
+wb_real_miss() {
+	[ "$(wb_missed)" != "$1" ] || return 1
+	md_skip "$2" "$(($(wb_missed) - $1)) real writeback hits missed meanwhile: every memcg based again"
+}
+
+lost_ends() {
+	echo "drop wb_ended 100 /md_wb/f" > "$MD/inject"
+	md_in_cg md_wb/f mdfile write "$W/f" 1024
+	md_in_cg md_wb/f sync
+	md_eq "lost ends: the drops were all used" 0 \
+		"$(awk '$1 == "point" && $2 == "wb_ended" { print $4 }' "$MD/inject")"
+	! wb_real_miss "$m0" "lost ends: found" || return 0
+	# shellcheck disable=SC2046 # its three words
+	set -- $(md_verdict md_wb/f)
+	md_eq "lost ends: mismatch, ledger suspect" "mismatch ledger" "$1 $2"
+	md_check "lost ends: ledger above by 100 updates or more ($3)" test "$3" -ge 100
+	md_eq "lost ends: the counter is writeback, dirty is ok" "writeback ok mismatch" \
+		"$(awk '{ v[$1] = $2 } END { print v["counter"], v["dirty_verdict"], v["writeback_verdict"] }' \
+			"$MD/cgroups/md_wb/f/check")"
+	md_eq "lost ends: the stat's writeback is the delta" "$3 0" "$(wbviews md_wb/f)"
+	md_eq "summary: verdict mismatch, writeback $3 kernel 0" "mismatch $3 0" \
+		"$(awk '$2 == "/md_wb/f" { print $6, $7, $8 }' "$MD/summary")"
+	md_check "events: a mismatch of md_wb/f, counter writeback" has_wb_event mismatch md_wb/f
+	md_eq "global check: writeback_verdict mismatch" mismatch \
+		"$(awk '$1 == "writeback_verdict" { print $2 }' "$MD/check")"
+}
+
+lost_starts() {
+	echo "drop wb_started 50 /md_wb/g" > "$MD/inject"
+	md_in_cg md_wb/g mdfile write "$W/g" 1024
+	md_in_cg md_wb/g sync
+	! wb_real_miss "$m0" "lost starts: found" || return 0
+	# shellcheck disable=SC2046 # its three words
+	set -- $(md_verdict md_wb/g)
+	md_eq "lost starts: underflow, ledger suspect" "underflow ledger" "$1 $2"
+	md_check "lost starts: ledger below 0 by 50 updates or more ($3)" test "$3" -le -50
+	md_check "events: a ledger_underflow of md_wb/g, counter writeback" has_wb_event ledger_underflow md_wb/g
+}
+
+m0=$(wb_missed)
+lost_ends
+m0=$(wb_missed)
+lost_starts
 
 # a missed hit of wb_ended (as one inside another kprobe's handler): whose
 # memcg is unknown, so every memcg's writeback counter is based again from
