@@ -115,6 +115,22 @@ static void prom_read_cgroup(const struct md_src *src, const struct md_row *r, s
 	}
 }
 
+/*
+ * One cgroup's pages of a counter, in bytes, by view: ledger and kernel if
+ * @known (it has a ledger entry), the scan if it has one (>= 0).
+ */
+static void md_prom_views(struct md_emit *p, long page_size, const char *name,
+			  const char *label, int known, long long ledger, long long kernel,
+			  long long scan)
+{
+	if (known) {
+		md_prom_int(p, name, ledger * page_size, "cgroup", label, "source", "ledger", NULL);
+		md_prom_int(p, name, kernel * page_size, "cgroup", label, "source", "kernel", NULL);
+	}
+	if (scan >= 0)
+		md_prom_int(p, name, scan * page_size, "cgroup", label, "source", "scan", NULL);
+}
+
 /* The top @n cgroups: their bytes, verdicts, suspects and event totals. */
 static void prom_cgroups(struct md_emit *p, long page_size, const struct md_summary *s,
 			 const struct prom_cg *cg, size_t n)
@@ -124,36 +140,17 @@ static void prom_cgroups(struct md_emit *p, long page_size, const struct md_summ
 
 	md_prom_family(p, "memcg_dirty_bytes", "gauge",
 		       "Dirty file bytes charged to the cgroup, by view.");
-	for (i = 0; i < n; i++) {
-		const struct md_row *r = &s->rows[i];
-
-		if (r->known) {		/* else no ledger entry: no figure */
-			md_prom_int(p, "memcg_dirty_bytes", r->dirty * page_size,
-				    "cgroup", cg[i].label, "source", "ledger", NULL);
-			md_prom_int(p, "memcg_dirty_bytes", r->kernel * page_size,
-				    "cgroup", cg[i].label, "source", "kernel", NULL);
-		}
-		if (cg[i].scan >= 0)
-			md_prom_int(p, "memcg_dirty_bytes", cg[i].scan * page_size,
-				    "cgroup", cg[i].label, "source", "scan", NULL);
-	}
+	for (i = 0; i < n; i++)		/* no ledger entry: no ledger or kernel figure */
+		md_prom_views(p, page_size, "memcg_dirty_bytes", cg[i].label, s->rows[i].known,
+			      s->rows[i].dirty, s->rows[i].kernel, cg[i].scan);
 	/* an older module audits file_dirty alone: no family */
 	if (s->writeback) {
 		md_prom_family(p, "memcg_dirty_writeback_bytes", "gauge",
 			       "File bytes under writeback charged to the cgroup, by view.");
-		for (i = 0; i < n; i++) {
-			const struct md_row *r = &s->rows[i];
-
-			if (r->wb_known) {
-				md_prom_int(p, "memcg_dirty_writeback_bytes", r->writeback * page_size,
-					    "cgroup", cg[i].label, "source", "ledger", NULL);
-				md_prom_int(p, "memcg_dirty_writeback_bytes", r->kernel_wb * page_size,
-					    "cgroup", cg[i].label, "source", "kernel", NULL);
-			}
-			if (cg[i].wb_scan >= 0)
-				md_prom_int(p, "memcg_dirty_writeback_bytes", cg[i].wb_scan * page_size,
-					    "cgroup", cg[i].label, "source", "scan", NULL);
-		}
+		for (i = 0; i < n; i++)
+			md_prom_views(p, page_size, "memcg_dirty_writeback_bytes", cg[i].label,
+				      s->rows[i].wb_known, s->rows[i].writeback,
+				      s->rows[i].kernel_wb, cg[i].wb_scan);
 	}
 	md_prom_family(p, "memcg_dirty_check_status", "gauge",
 		       "1 for the cgroup's current verdict: the worst of its counters'.");
