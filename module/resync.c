@@ -207,22 +207,28 @@ static void md_resync_events(struct md_entry *e, long *events)
 }
 
 /*
- * @e's base, every counter's, from this pass's scan: what the scan found
- * that its events (@events, per counter and node, read after the scan) and
- * what was carried here do not hold already.
+ * @e's base of counter @c from this pass's scan: what the scan found that
+ * its events (@events, per counter and node, read after the scan) and what
+ * was carried here do not hold already.
  */
+static void md_resync_base_counter(struct md_entry *e, enum md_counter c, const long *events)
+{
+	int nid, i;
+
+	for_each_node(nid) {
+		i = md_cn(c, nid);
+		WRITE_ONCE(e->base[i], e->scan.pages[i] - events[i] -
+			   md_entry_carried_ledger(e, c, nid));
+	}
+}
+
+/* @e's base, every counter's (md_resync_base_counter()). */
 static void md_resync_base(struct md_entry *e, const long *events)
 {
 	enum md_counter c;
-	int nid, i;
 
-	for (c = 0; c < MD_NR_COUNTERS; c++) {
-		for_each_node(nid) {
-			i = md_cn(c, nid);
-			WRITE_ONCE(e->base[i], e->scan.pages[i] - events[i] -
-				   md_entry_carried_ledger(e, c, nid));
-		}
-	}
+	for (c = 0; c < MD_NR_COUNTERS; c++)
+		md_resync_base_counter(e, c, events);
 	memset(&e->scan.apart, 0, sizeof(e->scan.apart));
 	WRITE_ONCE(e->rows_unsynced, 0);	/* every row based */
 }
@@ -240,9 +246,8 @@ static noinline bool md_resync_rows(struct md_entry *e, long *events)
 {
 	unsigned long rows = READ_ONCE(e->rows_unsynced);
 	struct mem_cgroup *memcg;
-	bool based = false;
+	bool based = false, waits;
 	enum md_counter c;
-	int nid, i;
 
 	if (!e->scan.valid || e->scan.busy)
 		return false;
@@ -251,25 +256,17 @@ static noinline bool md_resync_rows(struct md_entry *e, long *events)
 		return false;
 	if (MD_KERNEL_REPARENTS) {
 		rcu_read_lock();
-		based = css_is_dying(&memcg->css) || md_unit_member_next(memcg, NULL);
+		waits = css_is_dying(&memcg->css) || md_unit_member_next(memcg, NULL);
 		rcu_read_unlock();
-		if (based) {
-			based = false;
-			goto out;	/* when its members are carried */
-		}
+		if (waits)
+			goto out;	/* until its members are carried */
 	}
 	md_resync_events(e, events);
 	if (!md_entry_quiet(e, e->scan.seq0))
 		goto out;
-	for (c = 0; c < MD_NR_COUNTERS; c++) {
-		if (!(rows & BIT(c)))
-			continue;
-		for_each_node(nid) {
-			i = md_cn(c, nid);
-			WRITE_ONCE(e->base[i], e->scan.pages[i] - events[i] -
-				   md_entry_carried_ledger(e, c, nid));
-		}
-	}
+	for (c = 0; c < MD_NR_COUNTERS; c++)
+		if (rows & BIT(c))
+			md_resync_base_counter(e, c, events);
 	smp_mb();	/* the bases before the sequence read again */
 	if (md_entry_quiet(e, e->scan.seq0)) {
 		for (c = 0; c < MD_NR_COUNTERS; c++)
