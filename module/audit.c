@@ -159,7 +159,7 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 	unsigned int bit = BIT(c->verdict);
 	const char *path = md_audit_path(memcg, buf);
 	u64 cgid = cgroup_id(memcg->css.cgroup);
-	char node[80] = "", ledger[32], node_ledger[32], counter[32] = "";
+	char node[80] = "", ledger[32], node_ledger[32], counter[32] = "", watched[32] = "";
 
 	/* an unsynced memcg's ledger has no starting point: no figure */
 	if (c->ledger_unknown) {
@@ -170,8 +170,10 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 		snprintf(node_ledger, sizeof(node_ledger), "%ld", c->node_ledger);
 	}
 	/* the dirty counter's lines are as they always were */
-	if (c->counter != MD_C_DIRTY)
+	if (c->counter != MD_C_DIRTY) {
 		snprintf(counter, sizeof(counter), ", counter %s", md_counter_names[c->counter]);
+		snprintf(watched, sizeof(watched), " %s", md_counter_names[c->counter]);
+	}
 	if (!(e->audit.printed & bit)) {
 		if (__ratelimit(&md_audit_rs)) {
 			pr_warn("%s %s (id %llu) node %d: kernel %ld ledger %s scan %ld, suspect %s%s\n",
@@ -192,9 +194,9 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
 		if (c->node_differs)
 			snprintf(node, sizeof(node), ", on node %d kernel %ld ledger %s scan %ld",
 				 c->nid, c->node_kernel, node_ledger, c->node_scan);
-		WARN(1, "memcg_dirty: audit found %s in memory cgroup %s (id %llu): kernel %ld ledger %s scan %ld pages in all%s, suspect %s%s; read /sys/kernel/debug/memcg_dirty/events and the cgroup's check under cgroups/; \"watch %s\" in its control file names the code that moves the counter next\n",
+		WARN(1, "memcg_dirty: audit found %s in memory cgroup %s (id %llu): kernel %ld ledger %s scan %ld pages in all%s, suspect %s%s; read /sys/kernel/debug/memcg_dirty/events and the cgroup's check under cgroups/; \"watch %s%s\" in its control file names the code that moves the counter next\n",
 		     md_verdict_names[c->verdict], path, cgid, c->kernel, ledger,
-		     c->scan, node, md_view_names[c->suspect], counter, path);
+		     c->scan, node, md_view_names[c->suspect], counter, path, watched);
 	}
 }
 
@@ -206,11 +208,11 @@ static void md_audit_report(struct md_entry *e, struct mem_cgroup *memcg,
  * again by construction) is a bad verdict of kernel and scan alone,
  * reported as the others.  And one that stays unsynced audit_unsynced_s
  * is said once, for it is audited by nothing else.  True on a bad
- * verdict, its node in @nid.
+ * verdict, its node in @nid, its counter in @counter.
  */
 static bool md_audit_unsynced(struct md_entry *e, struct mem_cgroup *memcg,
 			      char *buf, struct md_audit_stats *pass, int *nid,
-			      unsigned int untrusted)
+			      enum md_counter *counter, unsigned int untrusted)
 {
 	unsigned int bound_s = md_audit_unsynced_s();
 	u64 now = ktime_get_ns();
@@ -230,6 +232,7 @@ static bool md_audit_unsynced(struct md_entry *e, struct mem_cgroup *memcg,
 			return false;	/* reported already */
 		pass->bad_verdicts++;
 		*nid = c.nid;
+		*counter = c.counter;
 		return true;
 	}
 	if (!bound_s || e->audit.unsynced_told ||
@@ -252,20 +255,20 @@ static void md_audit_clear(struct md_entry *e, struct md_audit_stats *pass)
 
 /*
  * One memcg's audit: the cheap comparison, escalated on its second strike.
- * True if that found a bad verdict of the dirty counter that the
- * escalation before found too: one for the watch to follow.  @untrusted:
- * the counters whose probes missed hits, not judged.
+ * True if that found a bad verdict that the escalation before found too:
+ * one for the watch to follow, of counter *@counter on node *@nid.
+ * @untrusted: the counters whose probes missed hits, not judged.
  */
 static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 			   char *buf, struct md_audit_stats *pass, int *nid,
-			   unsigned int untrusted)
+			   enum md_counter *counter, unsigned int untrusted)
 {
 	struct md_quick_check q;
 	struct md_check c;
 	long gap, last_gap;
 
 	if (!READ_ONCE(e->synced))
-		return md_audit_unsynced(e, memcg, buf, pass, nid, untrusted);
+		return md_audit_unsynced(e, memcg, buf, pass, nid, counter, untrusted);
 	e->audit.unsynced_ns = 0;
 	e->audit.unsynced_told = false;
 	md_check_quick(e, memcg, &q, untrusted);
@@ -313,16 +316,16 @@ static bool md_audit_memcg(struct md_entry *e, struct mem_cgroup *memcg,
 	pass->bad_verdicts++;
 	md_audit_report(e, memcg, &c, buf, pass);
 	*nid = c.node_differs ? c.nid : NUMA_NO_NODE;
-	/* the watch follows the dirty counter's slots only */
-	return c.counter == MD_C_DIRTY;
+	*counter = c.counter;
+	return true;
 }
 
 /*
- * Watch @memcg, found bad on node @nid, unless audit_watch is off or a
- * watch is armed (an operator's, or one the audit armed before).  Arming
- * sleeps: called with md_mutex released.
+ * Watch @memcg's counter @c, found bad on node @nid, unless audit_watch is
+ * off or a watch is armed (an operator's, or one the audit armed before).
+ * Arming sleeps: called with md_mutex released.
  */
-static void md_audit_watch(struct mem_cgroup *memcg, int nid, char *buf,
+static void md_audit_watch(struct mem_cgroup *memcg, enum md_counter c, int nid, char *buf,
 			   struct md_audit_stats *pass)
 {
 	const char *path;
@@ -333,11 +336,11 @@ static void md_audit_watch(struct mem_cgroup *memcg, int nid, char *buf,
 	path = md_audit_path(memcg, buf);
 	if (path != buf)
 		return;
-	ret = md_watch_start_audit(path, nid, READ_ONCE(audit_watch_s));
+	ret = md_watch_start_audit(path, c, nid, READ_ONCE(audit_watch_s));
 	if (!ret) {
 		pass->watches++;
-		pr_warn("watch %s (id %llu) armed by the audit: a change of its counter outside the dirty accounting, or mismatched there, is reported next (\"watch off\" in control stops it; it stops by itself once it has, or after audit_watch_s)\n",
-			path, cgroup_id(memcg->css.cgroup));
+		pr_warn("watch %s (id %llu) armed by the audit: a change of its counter outside the %s accounting, or mismatched there, is reported next (\"watch off\" in control stops it; it stops by itself once it has, or after audit_watch_s)\n",
+			path, cgroup_id(memcg->css.cgroup), md_counter_names[c]);
 	} else if (ret != -EBUSY && ret != -ENOENT && ret != -EALREADY) {
 		pr_warn_ratelimited("watch %s: the audit cannot arm it: %d\n", path, ret);
 	}
@@ -347,6 +350,7 @@ static void md_audit_watch(struct mem_cgroup *memcg, int nid, char *buf,
 static void md_audit_pass(struct md_audit_stats *pass, unsigned int untrusted)
 {
 	struct mem_cgroup *pos = NULL, *bad = NULL;
+	enum md_counter counter, bad_counter = MD_C_DIRTY;
 	int nid, bad_nid = NUMA_NO_NODE;
 	struct md_entry *e;
 	char *buf;
@@ -360,15 +364,16 @@ static void md_audit_pass(struct md_audit_stats *pass, unsigned int untrusted)
 	pass->last_wait_ns = ktime_get_ns() - pass->last_wait_ns;
 	while ((pos = md_memcg_walk(pos))) {
 		e = md_entry_get(pos, GFP_ATOMIC);	/* from the pool only */
-		if (e && md_audit_memcg(e, pos, buf, pass, &nid, untrusted) && !bad &&
-		    css_tryget(&pos->css)) {
+		if (e && md_audit_memcg(e, pos, buf, pass, &nid, &counter, untrusted) &&
+		    !bad && css_tryget(&pos->css)) {
 			bad = pos;
 			bad_nid = nid;
+			bad_counter = counter;
 		}
 	}
 	mutex_unlock(&md_mutex);
 	if (bad) {
-		md_audit_watch(bad, bad_nid, buf, pass);
+		md_audit_watch(bad, bad_counter, bad_nid, buf, pass);
 		css_put(&bad->css);
 	}
 	kfree(buf);

@@ -27,6 +27,7 @@
 #include <linux/rwsem.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include "compat.h"
 #include "control.h"
 #include "ledger.h"
 #include "resync.h"
@@ -81,26 +82,57 @@ int md_control_resync(void)
 }
 
 /*
- * @arg "off" stops the watch; a cgroup path ("/...") arms it on that
- * cgroup, replacing any watch; anything else is -EINVAL.  The errors are
- * md_watch_start()'s (watch.c).
+ * The counter a watch's argument @arg ends with (" dirty", " writeback"),
+ * cut off @arg; dirty's when it names none (a last word that is no
+ * counter's name is the path's).
+ */
+static enum md_counter md_control_watch_counter(char *arg)
+{
+	char *space = strrchr(arg, ' ');
+	enum md_counter c;
+
+	if (!space)
+		return MD_C_DIRTY;
+	for (c = 0; c < MD_NR_COUNTERS; c++) {
+		if (!strcmp(space + 1, md_counter_names[c])) {
+			*space = '\0';
+			strim(arg);
+			return c;
+		}
+	}
+	return MD_C_DIRTY;
+}
+
+/*
+ * @arg "off" stops the watch; a cgroup path ("/..."), then a counter's
+ * name or none (dirty), arms it on that cgroup's counter, replacing any
+ * watch; anything else is -EINVAL.  The errors are md_watch_start()'s
+ * (watch.c).
  */
 int md_control_watch(const char *arg)
 {
+	enum md_counter c;
+	char *path;
 	int ret;
 
 	if (strcmp(arg, "off") && arg[0] != '/') {
-		pr_warn_ratelimited("watch: takes a cgroup path (/...) or off\n");
+		pr_warn_ratelimited("watch: takes a cgroup path (/...), then dirty (the default) or writeback; or off\n");
 		return -EINVAL;
 	}
+	path = kstrdup(arg, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	c = md_control_watch_counter(path);
 	ret = md_control_enter("watch");
 	if (ret)
-		return ret;
-	if (!strcmp(arg, "off"))
+		goto out;
+	if (!strcmp(path, "off"))
 		md_watch_stop();
 	else
-		ret = md_watch_start(arg, true);
+		ret = md_watch_start(path, c, true);
 	md_control_leave();
+out:
+	kfree(path);
 	return ret;
 }
 
@@ -182,4 +214,4 @@ static const struct kernel_param_ops md_param_watch_ops = {
 	.get	= md_param_watch_get,
 };
 module_param_cb(watch, &md_param_watch_ops, NULL, 0600);
-MODULE_PARM_DESC(watch, "write a cgroup path: watch which code moves its counter; off: stop (control's \"watch\", also under lockdown); reads the watched path");
+MODULE_PARM_DESC(watch, "write a cgroup path, then dirty (the default) or writeback: watch which code moves that counter of it; off: stop (control's \"watch\", also under lockdown); reads what is watched");

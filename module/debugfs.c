@@ -211,7 +211,7 @@ static ssize_t md_control_write(struct file *file, const char __user *ubuf,
 	} else if (str_has_prefix(cmd, "watch ")) {
 		ret = md_control_watch(cmd + strlen("watch "));
 	} else {
-		pr_warn_ratelimited("control: unknown command (scan, resync, watch CGROUP, watch off)\n");
+		pr_warn_ratelimited("control: unknown command (scan, resync, watch CGROUP [COUNTER], watch off)\n");
 		ret = -EINVAL;
 	}
 	return ret ?: len;

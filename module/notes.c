@@ -54,9 +54,10 @@ bool md_pairing;			/* armed: read inline by the handlers */
 DEFINE_STATIC_KEY_FALSE(md_pairing_key);	/* on while md_pairing may be true */
 static nodemask_t md_pair_nodes;	/* the watch's nodes, set before md_pairing */
 static struct mem_cgroup *md_pair_watched;	/* the watch's memcg, likewise */
+enum md_counter md_pair_counter;	/* the watch's counter, likewise */
 
 /*
- * Pair for the watch of @watched's @nodes from now on (@watched is held
+ * Pair for the watch of @watched's counter @c on @nodes from now on (@watched is held
  * while pairing, and a probe that read it is an RCU reader); NULL: no
  * more.  Sleeps, in
  * the CPU hotplug lock (the watch's arming and disarming hold it): the
@@ -65,7 +66,7 @@ static struct mem_cgroup *md_pair_watched;	/* the watch's memcg, likewise */
  * without the key; static_branch_enable() returns once every CPU runs the
  * patched code, before the watch arms its breakpoints.
  */
-void md_notes_pair(struct mem_cgroup *watched, const nodemask_t *nodes)
+void md_notes_pair(struct mem_cgroup *watched, const nodemask_t *nodes, enum md_counter c)
 {
 	if (!watched) {
 		WRITE_ONCE(md_pairing, false);
@@ -75,6 +76,7 @@ void md_notes_pair(struct mem_cgroup *watched, const nodemask_t *nodes)
 	}
 	static_branch_enable_cpuslocked(&md_pairing_key);
 	md_pair_nodes = *nodes;
+	WRITE_ONCE(md_pair_counter, c);
 	WRITE_ONCE(md_pair_watched, watched);
 	WRITE_ONCE(md_note_floor, atomic64_read(&md_note_order));
 	/* the nodes before pairing: md_note_reparent() */
@@ -214,7 +216,7 @@ u64 __md_note_reparent(struct mem_cgroup *child, struct mem_cgroup *parent)
 		if (held.nr == MD_NOTE_NODES)
 			break;
 		held.nid[held.nr] = nid;
-		held.pages[held.nr++] = md_kernel_node(child, MD_C_DIRTY, nid);
+		held.pages[held.nr++] = md_kernel_node(child, md_pair_counter, nid);
 	}
 	return md_note_write(MD_P_REPARENT, child, parent, 0, &held);
 }
@@ -267,7 +269,7 @@ bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *he
 		if (note->held.nid[i] != nid)
 			continue;
 		*held = note->held.pages[i];
-		*now = md_kernel_node(note->held.child, MD_C_DIRTY, nid);
+		*now = md_kernel_node(note->held.child, md_pair_counter, nid);
 		return true;
 	}
 	return false;

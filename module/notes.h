@@ -61,7 +61,7 @@ struct md_change_note {
 };
 
 /* The watch's side. */
-void md_notes_pair(struct mem_cgroup *watched, const nodemask_t *nodes);
+void md_notes_pair(struct mem_cgroup *watched, const nodemask_t *nodes, enum md_counter c);
 bool md_notes_change_of(struct task_struct *task, struct md_change_note *note);
 bool md_notes_reparent_held(const struct md_change_note *note, int nid, long *held,
 			    long *now);
@@ -83,11 +83,23 @@ enum md_reparent_race md_notes_reparent_raced(const struct md_change_note *note)
  * set, disabled after it is cleared (md_notes_pair()).
  */
 extern bool md_pairing;
+extern enum md_counter md_pair_counter;
 DECLARE_STATIC_KEY_FALSE(md_pairing_key);
 
 static __always_inline bool md_notes_wanted(void)
 {
 	return static_branch_unlikely(&md_pairing_key) && READ_ONCE(md_pairing);
+}
+
+/*
+ * Whether notes of counter @c's changes alone are wanted: the watch
+ * follows @c.  For the points that change no other counter and may run
+ * in an interrupt (a writeback end), whose note would replace the
+ * interrupted task's note of its own change, in vain unless @c is watched.
+ */
+static __always_inline bool md_notes_wanted_for(enum md_counter c)
+{
+	return md_notes_wanted() && READ_ONCE(md_pair_counter) == c;
 }
 
 u64 md_note_write(enum md_point point, struct mem_cgroup *memcg,

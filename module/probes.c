@@ -450,6 +450,7 @@ struct md_wb_data {
 	struct mem_cgroup *memcg;	/* held over the window, or NULL */
 	struct md_entry *e;		/* the window in flight, or NULL */
 	long pages;
+	u64 note;			/* for the watch of NR_WRITEBACK, or 0 */
 	bool held;
 };
 
@@ -460,18 +461,34 @@ struct md_wb_data {
  * and referenced by its caller (folio_end_writeback()).  Both change a
  * folio's writeback state, which a v1 charge move in flight must hear of.
  */
-static int md_wb_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static __always_inline void md_wb_entry(struct kretprobe_instance *ri, struct pt_regs *regs,
+					enum md_point p)
 {
 	struct md_wb_data *d = (void *)ri->data;
 
 	d->folio = md_arg(regs, 0);
 	d->memcg = NULL;
 	d->e = NULL;
+	d->note = 0;
 	d->pages = folio_nr_pages(d->folio);
 	md_move_touch(d->folio);
 	d->held = md_folio_memcg_hold(d->folio, &d->memcg);
 	if (d->held && d->memcg)
 		d->e = md_inflight_begin(d->memcg, d->pages);
+	/* only for the watch of this counter: an end may be an interrupt's */
+	if (d->held && md_notes_wanted_for(MD_C_WRITEBACK))
+		d->note = md_note_write(p, d->memcg, NULL, d->pages, NULL);
+}
+
+static int md_wb_started_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	md_wb_entry(ri, regs, MD_P_WB_STARTED);
+	return 0;
+}
+
+static int md_wb_ended_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	md_wb_entry(ri, regs, MD_P_WB_ENDED);
 	return 0;
 }
 
@@ -515,6 +532,7 @@ static void md_wb_ret(struct md_wb_data *d, enum md_point p, bool counted, long 
 		md_account(NULL, MD_C_WRITEBACK, folio_nid(d->folio), sign * d->pages, ev);
 	}
 out:
+	md_note_retire(d->note);
 	if (d->e)
 		md_inflight_end(d->e, d->pages);
 	md_folio_memcg_drop(d->memcg);
@@ -686,7 +704,8 @@ MD_IRQS_OFF_KRP(md_move_entry)
 MD_IRQS_OFF_KRP(md_move_ret)
 MD_IRQS_OFF_KRP(md_reparent_entry)
 MD_IRQS_OFF_KRP(md_reparent_ret)
-MD_IRQS_OFF_KRP(md_wb_entry)
+MD_IRQS_OFF_KRP(md_wb_started_entry)
+MD_IRQS_OFF_KRP(md_wb_ended_entry)
 MD_IRQS_OFF_KRP(md_wb_started_ret)
 MD_IRQS_OFF_KRP(md_wb_ended_ret)
 
@@ -755,12 +774,12 @@ static const struct md_variant md_v_reparent[] = {
 };
 
 static const struct md_variant md_v_wb_started[] = {
-	MD_KRP("__folio_start_writeback", md_wb_entry, md_wb_started_ret, struct md_wb_data),
+	MD_KRP("__folio_start_writeback", md_wb_started_entry, md_wb_started_ret, struct md_wb_data),
 	{ }
 };
 
 static const struct md_variant md_v_wb_ended[] = {
-	MD_KRP("__folio_end_writeback", md_wb_entry, md_wb_ended_ret, struct md_wb_data),
+	MD_KRP("__folio_end_writeback", md_wb_ended_entry, md_wb_ended_ret, struct md_wb_data),
 	{ }
 };
 

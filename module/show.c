@@ -35,9 +35,10 @@ static void md_show_watch_header(struct seq_file *m, const struct md_watch_state
 		   st->by_audit ? "audit" : "control");
 	if (st->limit_s)
 		seq_printf(m, " stops_in_s %ld", st->stops_in_s);
-	seq_printf(m, " changes %lu outside %lu mismatched %lu unpaired %lu lost %lu unknown %lu reparented %lu killed %lu\n",
+	/* the counter last: the keys before it are older than it */
+	seq_printf(m, " changes %lu outside %lu mismatched %lu unpaired %lu lost %lu unknown %lu reparented %lu killed %lu counter %s\n",
 		   t->changes, t->outside, t->mismatched, t->unpaired, t->lost, t->unknown,
-		   t->reparented, t->killed);
+		   t->reparented, t->killed, md_counter_names[st->counter]);
 }
 
 /* "watch": the header, then each CPU's last changes, from the code that made each. */

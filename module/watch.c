@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The watch: which code moves one memcg's NR_FILE_DIRTY.  "watch CGROUP" in
- * control puts a hardware data watchpoint on each CPU's share of that
- * memcg's per-node counter, the per-CPU slot every update of the kernel
+ * The watch: which code moves one memcg's NR_FILE_DIRTY, or its
+ * NR_WRITEBACK.  "watch CGROUP [COUNTER]" in control puts a hardware data
+ * watchpoint on each CPU's share of that memcg's per-node counter, the per-CPU slot every update of the kernel
  * writes (compat.c, md_kernel_slot()), through perf's exported
  * hw_breakpoint interface: one CPU-bound event per CPU and node.  A write
  * there traps once done; the handler reads the slot (the change since its
@@ -19,7 +19,8 @@
  *
  * x86 has four debug registers per CPU: up to four nodes are watched, the
  * first four with memory ("watch CGROUP"), or the one the audit found apart
- * (audit.c).  One memcg at a time, armed only on demand: while armed, each
+ * (audit.c).  One memcg and one counter at a time (two counters on two
+ * nodes would fit, but would halve the nodes a counter gets), armed only on demand: while armed, each
  * change of its counter costs a debug exception.  Each CPU is armed in
  * turn: its breakpoints first, then, on that CPU with interrupts off, each
  * slot's start value, and one write of the value it holds, which must trap
@@ -56,6 +57,7 @@
 #include "inject_hooks.h"
 #include "memcg.h"
 #include "notes.h"
+#include "points.h"
 #include "watch.h"
 #include "watch_report.h"
 
@@ -79,6 +81,7 @@ static int md_watch_nid[MD_WATCH_NODES];
 /* The rest under md_watch_mutex. */
 static struct mem_cgroup *md_watch_memcg;	/* a reference while armed */
 static u64 md_watch_cgid;
+static enum md_counter md_watch_counter;
 static int md_watch_nodes;
 static nodemask_t md_watch_nodemask;
 static struct cpumask md_watch_cpus;		/* CPUs armed */
@@ -87,6 +90,7 @@ static unsigned int md_watch_limit_s;		/* 0, or it stops after this long */
 static unsigned long md_watch_until;		/* jiffies: then */
 static int md_watch_hp;				/* the hotplug state, or <= 0 */
 static u64 md_watch_named;			/* whose code the audit's watch named */
+static enum md_counter md_watch_named_counter;	/* and of which counter */
 static char *md_watch_path;
 static struct md_watch_tally md_watch_tally;	/* what this arming saw, sorted */
 
@@ -126,7 +130,9 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	r->nid = md_watch_nid[i];
 	r->pages = now - wc->last[i];
 	r->time_ns = local_clock();
-	r->paired = md_notes_change_of(current, &r->note);
+	/* a note of a change of another counter is no pairing */
+	r->paired = md_notes_change_of(current, &r->note) &&
+		    (md_point_counters(r->note.point) & BIT(md_watch_counter));
 	r->reparent_raced = r->paired ? md_notes_reparent_raced(&r->note) : MD_RACE_NONE;
 	/* the child is read while its reparenting runs: later it may be gone */
 	r->judged = r->paired && r->note.cgid2 == md_watch_cgid &&
@@ -155,6 +161,7 @@ static void md_watch_report_fn(struct work_struct *work)
 		goto out;
 	target.path = md_watch_path;
 	target.cgid = md_watch_cgid;
+	target.counter = md_watch_counter;
 	for_each_possible_cpu(cpu)
 		md_watch_report_ring(&per_cpu_ptr(md_watch_pcpu, cpu)->ring, &target,
 				     &md_watch_tally);
@@ -188,7 +195,7 @@ static struct md_watch_cpu __percpu *md_watch_disarm(void)
 	for_each_possible_cpu(cpu)
 		md_watch_disarm_cpu(per_cpu_ptr(pcpu, cpu), cpu);
 	md_watch_pcpu = NULL;
-	md_notes_pair(NULL, NULL);
+	md_notes_pair(NULL, NULL, MD_C_DIRTY);
 	css_put(&md_watch_memcg->css);
 	md_watch_memcg = NULL;
 	kfree(md_watch_path);
@@ -350,6 +357,7 @@ static void md_watch_tend_fn(struct work_struct *work)
 	} else if (md_watch_by_audit && (md_watch_tally.outside || md_watch_tally.mismatched)) {
 		strscpy(why, "it named the code (above)", sizeof(why));
 		md_watch_named = md_watch_cgid;
+		md_watch_named_counter = md_watch_counter;
 	} else if (md_watch_limit_s && time_after_eq(jiffies, md_watch_until)) {
 		snprintf(why, sizeof(why), "nothing named within audit_watch_s (%u s)",
 			 md_watch_limit_s);
@@ -368,17 +376,18 @@ out:
 }
 
 /*
- * Watch the memcg at @path on @nodes (the first MD_WATCH_NODES of them
- * with memory), replacing any watch if @replace; @by_audit: until it has
- * named the code; @limit_s: for that many seconds at most (0: no limit).
+ * Watch counter @c of the memcg at @path on @nodes (the first
+ * MD_WATCH_NODES of them with memory), replacing any watch if @replace;
+ * @by_audit: until it has named the code; @limit_s: for that many
+ * seconds at most (0: no limit).
  * 0, -ENOENT (no such live cgroup), -EBUSY (another watch armed and
  * kept), -EALREADY (the audit's, on a memcg whose code it named),
  * -ENOMEM, -EIO (a breakpoint that does not fire), or perf's error for a
  * watchpoint it cannot give (such as -ENOSPC when the debug registers are
  * taken), with nothing armed.
  */
-static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
-			bool by_audit, unsigned int limit_s)
+static int md_watch_arm(const char *path, enum md_counter c, const nodemask_t *nodes,
+			bool replace, bool by_audit, unsigned int limit_s)
 {
 	struct md_watch_cpu __percpu *pcpu;
 	struct mem_cgroup *memcg;
@@ -395,7 +404,8 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 	cpus_read_lock();
 	mutex_lock(&md_watch_mutex);
 	if (!pcpu || !name || md_watch_pcpu ||
-	    (by_audit && cgroup_id(memcg->css.cgroup) == md_watch_named)) {
+	    (by_audit && cgroup_id(memcg->css.cgroup) == md_watch_named &&
+	     c == md_watch_named_counter)) {
 		/*
 		 * busy: another watch armed, kept or since md_watch_stop()
 		 * above; or the audit's watch of this memcg named its code
@@ -410,6 +420,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 	}
 	md_watch_memcg = memcg;
 	md_watch_cgid = cgroup_id(memcg->css.cgroup);
+	md_watch_counter = c;
 	md_watch_path = name;
 	md_watch_nodes = 0;
 	nodes_clear(md_watch_nodemask);
@@ -419,7 +430,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 			continue;
 		node_set(nid, md_watch_nodemask);
 		md_watch_nid[md_watch_nodes] = nid;
-		md_watch_slot[md_watch_nodes++] = md_kernel_slot(memcg, MD_C_DIRTY, nid);
+		md_watch_slot[md_watch_nodes++] = md_kernel_slot(memcg, c, nid);
 	}
 	memset(&md_watch_tally, 0, sizeof(md_watch_tally));
 	md_watch_report_reset();
@@ -428,7 +439,7 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 	md_watch_until = jiffies + (unsigned long)limit_s * HZ;
 	cpumask_clear(&md_watch_cpus);
 	md_watch_pcpu = pcpu;	/* before any event can fire */
-	md_notes_pair(memcg, &md_watch_nodemask);
+	md_notes_pair(memcg, &md_watch_nodemask, c);
 	ret = md_watch_nodes ? 0 : -ENOENT;
 	for_each_online_cpu(cpu) {
 		if (ret)
@@ -450,29 +461,42 @@ static int md_watch_arm(const char *path, const nodemask_t *nodes, bool replace,
 	return ret;
 }
 
-/* "watch CGROUP": its first MD_WATCH_NODES nodes with memory, until stopped. */
-int md_watch_start(const char *path, bool replace)
+/*
+ * "watch CGROUP [COUNTER]": counter @c on its first MD_WATCH_NODES nodes
+ * with memory, until stopped.
+ */
+int md_watch_start(const char *path, enum md_counter c, bool replace)
 {
-	return md_watch_arm(path, &node_states[N_MEMORY], replace, false, 0);
+	return md_watch_arm(path, c, &node_states[N_MEMORY], replace, false, 0);
 }
 
 /*
- * The audit's watch of @path, found apart on node @nid (NUMA_NO_NODE: on
- * none alone), for at most @limit_s seconds; never replaces a watch.
+ * The audit's watch of @path's counter @c, found apart on node @nid
+ * (NUMA_NO_NODE: on none alone), for at most @limit_s seconds; never
+ * replaces a watch.
  */
-int md_watch_start_audit(const char *path, int nid, unsigned int limit_s)
+int md_watch_start_audit(const char *path, enum md_counter c, int nid, unsigned int limit_s)
 {
 	nodemask_t nodes = nid == NUMA_NO_NODE || !node_state(nid, N_MEMORY) ?
 			   node_states[N_MEMORY] : nodemask_of_node(nid);
 
-	return md_watch_arm(path, &nodes, false, true, limit_s);
+	return md_watch_arm(path, c, &nodes, false, true, limit_s);
 }
 
-/* The watched cgroup's path into @buf, or "" when nothing is watched. */
+/*
+ * What is watched, as "watch" in control takes it, into @buf: the
+ * cgroup's path, then the counter's name unless it is dirty's; "" when
+ * nothing is watched.
+ */
 void md_watch_path_get(char *buf, size_t size)
 {
 	mutex_lock(&md_watch_mutex);
-	strscpy(buf, md_watch_pcpu ? md_watch_path : "", size);
+	if (!md_watch_pcpu)
+		strscpy(buf, "", size);
+	else if (md_watch_counter == MD_C_DIRTY)
+		strscpy(buf, md_watch_path, size);
+	else
+		snprintf(buf, size, "%s %s", md_watch_path, md_counter_names[md_watch_counter]);
 	mutex_unlock(&md_watch_mutex);
 }
 
@@ -510,6 +534,7 @@ bool md_watch_read_begin(struct md_watch_state *st, struct md_watch_cursor *cur)
 		return false;
 	st->path = md_watch_path;
 	st->cgid = md_watch_cgid;
+	st->counter = md_watch_counter;
 	st->nodes = &md_watch_nodemask;
 	st->cpus = &md_watch_cpus;
 	st->breakpoints = cpumask_weight(&md_watch_cpus) * md_watch_nodes;
@@ -530,6 +555,7 @@ bool md_watch_read_begin(struct md_watch_state *st, struct md_watch_cursor *cur)
  */
 bool md_watch_read_change(struct md_watch_cursor *cur, struct md_watch_change *c)
 {
+	struct md_watch_target target;
 	struct md_watch_record copy;
 	struct md_watch_ring *ring;
 	unsigned int site;
@@ -554,7 +580,10 @@ bool md_watch_read_change(struct md_watch_cursor *cur, struct md_watch_change *c
 	c->time_ns = copy.time_ns;
 	c->nid = copy.nid;
 	c->pages = copy.pages;
-	c->where = md_watch_where(&copy, md_watch_cgid, &site);
+	target.path = md_watch_path;
+	target.cgid = md_watch_cgid;
+	target.counter = md_watch_counter;
+	c->where = md_watch_where(&copy, &target, &site);
 	c->nr_frames = copy.depth - site;
 	memcpy(c->frames, copy.chain + site, c->nr_frames * sizeof(c->frames[0]));
 	return true;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The watch ("watch CGROUP" in control): which code moves one memcg's
- * NR_FILE_DIRTY, caught by hardware data watchpoints on its counter.
+ * The watch ("watch CGROUP [COUNTER]" in control): which code moves one
+ * memcg's NR_FILE_DIRTY (or NR_WRITEBACK), caught by hardware data
+ * watchpoints on its counter.
  */
 #ifndef MEMCG_DIRTY_WATCH_H
 #define MEMCG_DIRTY_WATCH_H
@@ -19,6 +20,7 @@ struct cpumask;
 struct md_watch_state {
 	const char *path;
 	u64 cgid;
+	enum md_counter counter;
 	const nodemask_t *nodes;	/* watched */
 	const struct cpumask *cpus;	/* armed */
 	unsigned int breakpoints;	/* armed, over all CPUs */
@@ -45,8 +47,8 @@ struct md_watch_cursor {
 	unsigned long index, head;
 };
 
-int md_watch_start(const char *path, bool replace);
-int md_watch_start_audit(const char *path, int nid, unsigned int limit_s);
+int md_watch_start(const char *path, enum md_counter c, bool replace);
+int md_watch_start_audit(const char *path, enum md_counter c, int nid, unsigned int limit_s);
 void md_watch_stop(void);
 void md_watch_path_get(char *buf, size_t size);
 void md_watch_init(void);

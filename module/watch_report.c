@@ -3,8 +3,9 @@
  * The watch's report (watch.c arms it): the records of its changes, and
  * which code made each.  In each record's call chain, the code that made
  * the change is the first frame past the stat functions themselves
- * (md_watch_plumbing()).  Where that is one of the kernel's
- * dirty-accounting functions (md_watch_sites[]), the change is
+ * (md_watch_plumbing()).  Where that is one of the kernel's functions
+ * that account the watched counter (md_watch_accounting[]: the dirty
+ * accounting's, or the writeback accounting's), the change is
  * "accounted"; anywhere else, the counter moved without any page changing
  * state there: "outside"; where the chain ends before any such frame (the
  * unwinder lost its way), "unknown"; a dead cgroup's count given to its
@@ -53,13 +54,35 @@ static DEFINE_RATELIMIT_STATE(md_watch_rs, 5 * HZ, MD_WATCH_REPORTED);
  * The kernel's functions that change NR_FILE_DIRTY with a page's dirty
  * state (some inline others, so callers are listed too).
  */
-static const char * const md_watch_sites[] = {
+static const char * const md_watch_dirty_sites[] = {
 	"folio_account_dirtied", "__folio_mark_dirty",
 	"folio_clear_dirty_for_io", "folio_account_cleaned", "__folio_cancel_dirty",
 	"folio_migrate_mapping", "__folio_migrate_mapping", "__migrate_folio",
 	"mem_cgroup_move_account",
 	/* its only caller, which Debian's 6.1 -rt build inlines it into */
 	"mem_cgroup_move_charge_pte_range",
+};
+
+/*
+ * The functions that change NR_WRITEBACK with a page's writeback state:
+ * its start and end (exported, so never inlined into their callers), and
+ * v1 charge moving.  Migration moves no folio under writeback.
+ */
+static const char * const md_watch_writeback_sites[] = {
+	"__folio_start_writeback", "__folio_end_writeback",
+	"mem_cgroup_move_account", "mem_cgroup_move_charge_pte_range",
+};
+
+/* Each counter's accounting: its sites, and its name on the console. */
+static const struct {
+	const char * const *sites;
+	size_t nr;
+	const char *accounting;
+} md_watch_accounting[MD_NR_COUNTERS] = {
+	[MD_C_DIRTY] = { md_watch_dirty_sites, ARRAY_SIZE(md_watch_dirty_sites),
+			 "the dirty accounting" },
+	[MD_C_WRITEBACK] = { md_watch_writeback_sites, ARRAY_SIZE(md_watch_writeback_sites),
+			     "the writeback accounting" },
 };
 
 /*
@@ -118,11 +141,11 @@ static bool md_watch_listed(const char *fn, const char * const *names, size_t nr
 
 /*
  * The frame of @r that made the change (past the stat functions), in
- * *@where: outside, accounted (one of the kernel's dirty-accounting
- * sites), reparented, or unknown (no such frame in the chain).  A GCC
+ * *@where: outside, accounted (one of the sites of counter @c's
+ * accounting), reparented, or unknown (no such frame in the chain).  A GCC
  * clone (fn.isra.0, fn.constprop.0, fn.part.0, fn.cold) is its function.
  */
-static unsigned int md_watch_site(const struct md_watch_record *r,
+static unsigned int md_watch_site(const struct md_watch_record *r, enum md_counter c,
 				  enum md_watch_where *where)
 {
 	char fn[KSYM_NAME_LEN], *dot;
@@ -135,7 +158,7 @@ static unsigned int md_watch_site(const struct md_watch_record *r,
 			*dot = '\0';
 		if (md_watch_plumbing(fn))
 			continue;
-		if (md_watch_listed(fn, md_watch_sites, ARRAY_SIZE(md_watch_sites)))
+		if (md_watch_listed(fn, md_watch_accounting[c].sites, md_watch_accounting[c].nr))
 			*where = MD_W_ACCOUNTED;
 		else if (md_watch_listed(fn, md_watch_reparenting,
 					 ARRAY_SIZE(md_watch_reparenting)))
@@ -161,7 +184,7 @@ static bool md_watch_other_memcg(const struct md_watch_record *r, u64 cgid)
 }
 
 /*
- * Whether @r, made in the dirty accounting, disagrees with the state
+ * Whether @r, made in the counter's accounting, disagrees with the state
  * change its task began: another size, or another counter than @cgid's
  * (the watched memcg's), unless the kernel rightly counted the folio of a
  * descendant there: dying, killed or reparented (md_notes_reparent_raced()).
@@ -197,15 +220,16 @@ static bool md_watch_reparent_mismatch(const struct md_watch_record *r)
 }
 
 /*
- * Where @r, a change of @cgid's counter, came from; @site: its frame that
- * made the change.
+ * Where @r, a change of @target's counter, came from; @site: its frame
+ * that made the change.
  */
-enum md_watch_where md_watch_where(const struct md_watch_record *r, u64 cgid,
-				   unsigned int *site)
+enum md_watch_where md_watch_where(const struct md_watch_record *r,
+				   const struct md_watch_target *target, unsigned int *site)
 {
+	u64 cgid = target->cgid;
 	enum md_watch_where where;
 
-	*site = md_watch_site(r, &where);
+	*site = md_watch_site(r, target->counter, &where);
 	if (where == MD_W_REPARENTED && md_watch_reparent_mismatch(r))
 		return MD_W_MISMATCHED;
 	if (where != MD_W_ACCOUNTED)
@@ -235,20 +259,21 @@ static void md_watch_say(const struct md_watch_record *r, unsigned int site,
 {
 	const unsigned long *c = r->chain + site;
 	unsigned int n = min_t(unsigned int, r->depth - site, MD_WATCH_LINE_FRAMES);
+	const char *acc = md_watch_accounting[target->counter].accounting;
 	char why[160];
 
 	if (!md_watch_new_site(c, n) || !__ratelimit(&md_watch_rs))
 		return;
 	if (where == MD_W_OUTSIDE)
-		strscpy(why, "outside the dirty accounting", sizeof(why));
+		snprintf(why, sizeof(why), "outside %s", acc);
 	else if (r->judged)
 		snprintf(why, sizeof(why),
-			 "in the dirty accounting, but reparenting took %ld of them from cgroup id %llu, which still holds %ld",
-			 r->child_held - r->child_now, r->note.cgid, r->child_now);
+			 "in %s, but reparenting took %ld of them from cgroup id %llu, which still holds %ld",
+			 acc, r->child_held - r->child_now, r->note.cgid, r->child_now);
 	else
 		snprintf(why, sizeof(why),
-			 "in the dirty accounting, but the state change there is %ld page%s of cgroup id %llu (%s)",
-			 r->note.pages, r->note.pages == 1 ? "" : "s", r->note.cgid,
+			 "in %s, but the state change there is %ld page%s of cgroup id %llu (%s)",
+			 acc, r->note.pages, r->note.pages == 1 ? "" : "s", r->note.cgid,
 			 md_point_name(r->note.point));
 	pr_warn("watch %s (id %llu) node %d: counter %+ld %s, at %pS%s%pS%s%pS%s%pS\n",
 		target->path, target->cgid, r->nid, r->pages, why,
@@ -288,7 +313,7 @@ void md_watch_report_ring(struct md_watch_ring *ring,
 			tally->lost++;
 			continue;
 		}
-		where = md_watch_where(&copy, target->cgid, &site);
+		where = md_watch_where(&copy, target, &site);
 		switch (where) {
 		case MD_W_ACCOUNTED:
 			tally->unpaired += !md_watch_paired(&copy);

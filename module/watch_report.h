@@ -57,10 +57,11 @@ struct md_watch_tally {
 		      killed;
 };
 
-/* The watched memcg, as the report names it. */
+/* The watched memcg and counter, as the report names them. */
 struct md_watch_target {
 	const char *path;
 	u64 cgid;
+	enum md_counter counter;
 };
 
 /*
@@ -87,8 +88,8 @@ static inline void md_watch_ring_publish(struct md_watch_ring *ring,
 
 bool md_watch_ring_read(const struct md_watch_ring *ring, unsigned long index,
 			struct md_watch_record *copy);
-enum md_watch_where md_watch_where(const struct md_watch_record *r, u64 cgid,
-				   unsigned int *site);
+enum md_watch_where md_watch_where(const struct md_watch_record *r,
+				   const struct md_watch_target *target, unsigned int *site);
 void md_watch_report_reset(void);
 void md_watch_report_ring(struct md_watch_ring *ring,
 			  const struct md_watch_target *target,

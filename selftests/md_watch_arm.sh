@@ -14,6 +14,8 @@
 #    the arming fail and says so, rather than a watch that sees nothing;
 #  - debug registers taken by another user (mdbp, like gdb or perf mem:)
 #    make the arming fail, reported on the console, with nothing left armed;
+#  - the counter watched is dirty's by default, or the one named after the
+#    path (writeback), in control and in the parameter, read back as written;
 #  - the audit's own watch takes only the node it found apart, and stops by
 #    itself after audit_watch_s, or once it has named the code (and is not
 #    armed on that cgroup again).
@@ -117,6 +119,20 @@ md_poll 50 grep -q '^got ' "$W/bp0"
 md_eq "the failed arming left CPU 0's registers free" "got 4" "$(cat "$W/bp0")"
 kill $bp
 wait $bp 2> /dev/null
+
+# --- the counter watched: dirty by default, writeback when named after
+# the path, in control and in the parameter, and read back as written
+md_check "watch /md_wa3 writeback arms" sh -c "echo 'watch /md_wa3 writeback' > $MD/control"
+md_eq "the header names the counter watched" "/md_wa3 writeback" "$(md_hdr watching) $(md_hdr counter)"
+md_eq "the parameter reads it back as written" "/md_wa3 writeback" "$(cat $P/watch)"
+md_check "the parameter arms the dirty counter by name" sh -c "echo '/md_wa3 dirty' > $P/watch"
+md_eq "and reads back the path alone (dirty, the default)" "/md_wa3 dirty" "$(cat $P/watch) $(md_hdr counter)"
+md_check "a counter named after a path that does not exist is refused" sh -c \
+	"! echo 'watch /md_wa_none writeback' 2> /dev/null > $MD/control"
+md_check "a last word that is no counter's is the path's: refused" sh -c \
+	"! echo 'watch /md_wa3 bogus' 2> /dev/null > $MD/control"
+md_eq "and the watch armed before is kept" "/md_wa3 dirty" "$(md_hdr watching) $(md_hdr counter)"
+echo "watch off" > "$MD/control"
 
 # --- the audit's own watch: one node, bounded in time, stopped once it names the code
 id3=$(stat -c %i "$CG/md_wa3")

@@ -4,7 +4,9 @@
 # ledger follows every start and end of writeback, ends in hard interrupt
 # context among them (O_DSYNC writes), on ext4 and on xfs (large folios);
 # checks read during a sync never give a bad verdict, and after it the
-# three views are 0.  A lost start or end is caught: the writeback
+# three views are 0.  The watch of the writeback counter finds every change
+# there in the kernel's writeback accounting, paired with the folio's start
+# or end.  A lost start or end is caught: the writeback
 # counter's verdict, ledger suspect, is the cgroup's, and check, summary,
 # events and the global check name the counter.  Pages held under
 # writeback (md_wb_hold_disk) give all three views strictly equal with
@@ -98,12 +100,33 @@ fi
 
 # the ends of writes with fsync and O_DSYNC, and of large folios written
 # back: the generic kernels run some in the disk's interrupt (-rt: in a
-# thread)
+# thread).  The watch follows the writeback counter meanwhile: every change
+# is the kernel's writeback accounting, and of the folio its note names
+echo "watch /md_wb/e writeback" > "$MD/control"
 i0=$(md_stat md_wb/e wb_ended_irq)
 md_in_cg md_wb/e mdfile fsync "$W/fsync" 2048
 md_in_cg md_wb/e mdfile dsync "$W/dsync" 64
 md_in_cg md_wb/e mdfile largedirty "$W/large" 512
 md_in_cg md_wb/e sync
+# last, a few starts and ends for the watch file's last changes
+md_in_cg md_wb/e mdfile fsync "$W/fsync8" 8
+# whead KEY: the watch file's header's value of KEY
+whead() {
+	head -n 1 "$MD/watch" | awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }'
+}
+md_diag "watch: $(head -n 1 "$MD/watch")"
+md_eq "watch: the writeback counter watched" writeback "$(whead counter)"
+md_eq "watch: no change outside the writeback accounting, none mismatched" "0 0" \
+	"$(whead outside) $(whead mismatched)"
+paired=$(($(whead changes) - $(whead unpaired) - $(whead lost) - $(whead unknown) - \
+	$(whead reparented)))
+md_check "watch: changes held against their state change ($paired)" test "$paired" -gt 0
+md_check "watch: starts listed, accounted in __folio_start_writeback" \
+	grep -Eq "^[0-9]+ [0-9]+ [0-9]+ [0-9]+ accounted __folio_start_writeback\+" "$MD/watch"
+md_check "watch: ends listed, accounted in __folio_end_writeback" \
+	grep -Eq "^[0-9]+ [0-9]+ [0-9]+ -[0-9]+ accounted __folio_end_writeback\+" "$MD/watch"
+md_eq "watch: nothing said on the console" 0 "$(dmesg | grep -c 'memcg_dirty: watch /md_wb/e (id [0-9]*) node' || true)"
+echo "watch off" > "$MD/control"
 irq=$(($(md_stat md_wb/e wb_ended_irq) - i0))
 md_diag "fsync, O_DSYNC, large folios: $irq pages ended writeback in hard interrupt context"
 md_eq "fsync, O_DSYNC, large folios: ledger and kernel writeback 0" "0 0" "$(wbviews md_wb/e)"

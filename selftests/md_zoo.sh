@@ -12,7 +12,10 @@
 #   7 inside it, an increment that lands on a sibling memcg
 # and the writeback counter's (NR_WRITEBACK): raised with no folio under
 # writeback (wb_phantom), and lowered below 0 (wb_lost); their lines and
-# checks name the counter, and the dirty counter's verdict stays ok.
+# checks name the counter, and the dirty counter's verdict stays ok.  The
+# watch of the writeback counter (watch CGROUP writeback) names the zoo's
+# function outside the writeback accounting: an operator's on wb_phantom,
+# the audit's own on wb_lost.
 # For each: the audit's line comes within four audits and names the
 # cgroup, the node, the three values and the suspect (the kernel), and the
 # check agrees; each memcg raises exactly one WARN.  The watch (control:
@@ -260,20 +263,60 @@ zoo undo
 md_check "class 4 put right: check says ok" md_settled md_zoo4
 
 # --- the writeback counter: raised with no folio under writeback, then
-# lowered below 0; the audit's line ends with the counter's name
-for wb in "wb_phantom md_zoowb zwb mismatch 1" "wb_lost md_zoowl zwl underflow -1"; do
-	set -- $wb
-	a0=$(md_audit audits)
-	zoo "$1" "$W/$3" 0
+# lowered below 0; the audit's line ends with the counter's name.  The
+# watch follows that counter: an operator's on wb_phantom's memcg, the
+# audit's own on wb_lost's
+md_wb_caught() {
 	md_caught "$1" "$4" "$2" "$a0"
 	md_check "$1: kernel $5, ledger and scan 0, suspect kernel, counter writeback" \
 		md_says "$line" -E ": kernel $5 ledger 0 scan 0, suspect kernel, counter writeback$"
 	md_eq "$1: check: counter writeback, its verdict $4, dirty's ok" "writeback $4 ok" \
 		"$(awk '{ v[$1] = $2 } END { print v["counter"], v["writeback_verdict"], v["dirty_verdict"] }' \
 			"$MD/cgroups/$2/check")"
-	zoo undo
-	md_check "$1 put right: check says ok" md_settled "$2"
-done
+	md_check "$1: the WARN says to watch the writeback counter" sh -c \
+		"dmesg | grep -q 'memcg_dirty: audit found $4 in memory cgroup /$2 (id [0-9]*): .*; \"watch /$2 writeback\" in its control file'"
+}
+# md_wb_watched CLASS CGROUP FUNCTION: the watch of CGROUP's writeback
+# counter named the zoo's FUNCTION as outside the writeback accounting
+md_wb_watched() {
+	md_poll 100 sh -c "dmesg | grep -q 'memcg_dirty: watch /$2 (id [0-9]*) node [0-9]*: counter [-+]1 outside the writeback accounting, at .*$3+'"
+	md_diag "$(dmesg | grep -m 1 "memcg_dirty: watch /$2 (id [0-9]*) node [0-9]*: counter")"
+	md_check "$1: the watch names $3 on the console, outside the writeback accounting" sh -c \
+		"dmesg | grep -q 'memcg_dirty: watch /$2 (id [0-9]*) node [0-9]*: counter [-+]1 outside the writeback accounting, at .*$3+'"
+	md_eq "$1: nothing else reported outside any accounting" 0 \
+		"$(dmesg | grep "memcg_dirty: watch /$2 (id [0-9]*) node .* outside the" | grep -vc 'md_zoo_' || true)"
+}
+
+md_watch "md_zoowb writeback"
+md_check "wb_phantom: the watch file names the counter watched" \
+	grep -Eq "^watching /md_zoowb \(id [0-9]+\) .* counter writeback$" "$MD/watch"
+md_eq "wb_phantom: the watch parameter reads it back" "/md_zoowb writeback" "$(cat $P/watch)"
+a0=$(md_audit audits)
+zoo wb_phantom "$W/zwb" 0
+md_wb_caught wb_phantom md_zoowb zwb mismatch 1
+md_wb_watched wb_phantom md_zoowb md_zoo_wb_phantom
+md_check "wb_phantom: the watch file lists it as outside" grep -q "outside .*md_zoo_wb_phantom+" "$MD/watch"
+zoo undo
+md_check "wb_phantom put right: check says ok" md_settled md_zoowb
+
+echo "watch off" > "$MD/control"
+w0=$(md_audit watches)
+idwl=$(stat -c %i "$CG/md_zoowl")
+a0=$(md_audit audits)
+zoo wb_lost "$W/zwl" 0
+md_wb_caught wb_lost md_zoowl zwl underflow -1
+md_check "wb_lost: the audit armed the watch on /md_zoowl's writeback counter" \
+	md_poll 50 grep -Eq "^watching /md_zoowl \(id $idwl\) .* counter writeback$" "$MD/watch"
+md_check "wb_lost: and said so on the console" sh -c \
+	"dmesg | grep -q 'memcg_dirty: watch /md_zoowl (id $idwl) armed by the audit: a change of its counter outside the writeback accounting'"
+md_eq "wb_lost: one more watch armed by the audit" $((w0 + 1)) "$(md_audit watches)"
+# the bug strikes again, with nobody reading
+zoo wb_lost "$W/zwl" 0
+md_wb_watched wb_lost md_zoowl md_zoo_wb_lost
+md_check "wb_lost: the audit's watch stops once it has named the code" md_poll 50 sh -c \
+	"[ \"\$(cat $MD/watch)\" = 'watching nothing (control: watch CGROUP)' ]"
+zoo undo
+md_check "wb_lost put right: check says ok" md_settled md_zoowl
 
 # --- class 6: the kernel's own increment, twice the folio
 md_watch md_zoo6
@@ -351,7 +394,7 @@ md_check "watch of a cgroup that does not exist is refused" sh -c "! echo 'watch
 
 # --- the audit arms the watch by itself, on the memcg it finds bad
 md_eq "audit_watch is on by default" 1 "$(md_audit audit_watch)"
-md_eq "the audit armed no watch while one was armed" 0 "$(md_audit watches)"
+md_eq "the audit armed no watch while one was armed (but wb_lost's)" 1 "$(md_audit watches)"
 id8=$(stat -c %i "$CG/md_zoo8")
 a0=$(md_audit audits)
 zoo phantom "$W/z8" 0
@@ -360,7 +403,7 @@ md_check "class 8: the audit armed the watch on /md_zoo8" \
 	md_poll 50 grep -q "^watching /md_zoo8 (id $id8) " "$MD/watch"
 md_check "class 8: and reported so on the console" sh -c \
 	"dmesg | grep -q 'memcg_dirty: watch /md_zoo8 (id $id8) armed by the audit'"
-md_eq "class 8: one watch armed by the audit" 1 "$(md_audit watches)"
+md_eq "class 8: one more watch armed by the audit" 2 "$(md_audit watches)"
 md_eq "class 8: the audit's watch takes one node's breakpoints" "$(grep -c '^processor' /proc/cpuinfo)" \
 	"$(head -n 1 "$MD/watch" | awk '{ for (i = 1; i < NF; i++) if ($i == "breakpoints") print $(i + 1) }')"
 # the bug strikes again, with nobody reading
