@@ -2,7 +2,8 @@
 /*
  * The watch: which code moves one memcg's NR_FILE_DIRTY, or its
  * NR_WRITEBACK.  "watch CGROUP [COUNTER]" in control puts a hardware data
- * watchpoint on each CPU's share of that memcg's per-node counter, the per-CPU slot every update of the kernel
+ * watchpoint on each CPU's share of that memcg's per-node counter, the
+ * per-CPU slot every update of the kernel
  * writes (compat.c, md_kernel_slot()), through perf's exported
  * hw_breakpoint interface: one CPU-bound event per CPU and node.  A write
  * there traps once done; the handler reads the slot (the change since its
@@ -20,8 +21,9 @@
  * x86 has four debug registers per CPU: up to four nodes are watched, the
  * first four with memory ("watch CGROUP"), or the one the audit found apart
  * (audit.c).  One memcg and one counter at a time (two counters on two
- * nodes would fit, but would halve the nodes a counter gets), armed only on demand: while armed, each
- * change of its counter costs a debug exception.  Each CPU is armed in
+ * nodes would fit, but would halve the nodes a counter gets), armed only
+ * on demand: while armed, each change of its counter costs a debug
+ * exception.  Each CPU is armed in
  * turn: its breakpoints first, then, on that CPU with interrupts off, each
  * slot's start value, and one write of the value it holds, which must trap
  * (a breakpoint that does not fire, as when the host has taken the VM's

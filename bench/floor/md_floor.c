@@ -276,6 +276,7 @@ static struct kretprobe md_floor_wb_krps[] = {
 	{ .kp.symbol_name = "__folio_end_writeback", .handler = md_floor_ret,
 	  .maxactive = 256 },
 };
+
 static struct kretprobe *md_floor_wb_krp_ptrs[] = {
 	&md_floor_wb_krps[0], &md_floor_wb_krps[1],
 };
