@@ -511,6 +511,14 @@ static bool md_wb_memcg_moved(struct md_wb_data *d)
 	now = folio_memcg(d->folio);
 	if (likely(now == d->memcg))
 		return false;
+	/*
+	 * Uncharged: not moved, but freed under the end, which holds a
+	 * reference that should have prevented it (739f79fc9db1's bug).  The
+	 * end belongs to the memcg of the entry: the ledger counts it there,
+	 * and the kernel, which found no memcg, is seen apart.
+	 */
+	if (!now)
+		return false;
 	md_entry_unsync(d->memcg);
 	md_entry_unsync(now);
 	return true;
@@ -774,12 +782,14 @@ static const struct md_variant md_v_reparent[] = {
 };
 
 static const struct md_variant md_v_wb_started[] = {
-	MD_KRP("__folio_start_writeback", md_wb_started_entry, md_wb_started_ret, struct md_wb_data),
+	MD_KRP("__folio_start_writeback", md_wb_started_entry, md_wb_started_ret,
+	       struct md_wb_data),
 	{ }
 };
 
 static const struct md_variant md_v_wb_ended[] = {
-	MD_KRP("__folio_end_writeback", md_wb_ended_entry, md_wb_ended_ret, struct md_wb_data),
+	MD_KRP("__folio_end_writeback", md_wb_ended_entry, md_wb_ended_ret,
+	       struct md_wb_data),
 	{ }
 };
 

@@ -17,6 +17,10 @@
  *                                    starts at once and the folios leave the
  *                                    cache when it ends; exit 4 if the kernel
  *                                    or the filesystem refuses the flag
+ *   mdfile wbtrunc FILE PAGES ROUNDS ROUNDS times: PAGES pages written,
+ *                                    their writeback started (sync_file_range
+ *                                    WRITE), the file truncated at once;
+ *                                    prints "rounds N"
  *   mdfile direct  FILE PAGES        O_DIRECT write over the first PAGES pages
  *   mdfile migrate FILE NODE         map the file, move_pages() it to NODE;
  *                                    prints "moved N of M"
@@ -135,6 +139,36 @@ static void do_write(const char *file, long pages, int sync, int flags)
 			die("pwrite", file);
 	if (sync && fsync(fd))
 		die("fsync", file);
+	close(fd);
+	free(buf);
+}
+
+/*
+ * ROUNDS times: PAGES fresh pages written at 0, their writeback started
+ * (sync_file_range WRITE, no wait), the file truncated at once: truncation
+ * waits for each folio's writeback to end, then frees it, as the end runs
+ * (739f79fc9db1's race).  More pages than a CPU's LRU batch (15), so that
+ * most are on the LRU, not held by a batch, when truncation frees them.
+ */
+static void do_wbtrunc(const char *file, long pages, long rounds)
+{
+	char *buf = malloc(page_size);
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	long r, i;
+
+	if (fd < 0 || !buf)
+		die("open", file);
+	memset(buf, 0x5a, page_size);
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < pages; i++)
+			if (pwrite(fd, buf, page_size, i * page_size) != page_size)
+				die("pwrite", file);
+		if (sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE))
+			die("sync_file_range", file);
+		if (ftruncate(fd, 0))
+			die("ftruncate", file);
+	}
+	printf("rounds %ld\n", rounds);
 	close(fd);
 	free(buf);
 }
@@ -834,6 +868,8 @@ int main(int argc, char **argv)
 		do_mmap(argv[2], parse_count(argv[3]), 0);
 	else if (argc == 3 && !strcmp(argv[1], "dontneed"))
 		do_dontneed(argv[2]);
+	else if (argc == 5 && !strcmp(argv[1], "wbtrunc"))
+		do_wbtrunc(argv[2], parse_count(argv[3]), parse_count(argv[4]));
 	else if (argc == 4 && !strcmp(argv[1], "dontcache"))
 		do_dontcache(argv[2], parse_count(argv[3]));
 	else if (argc == 4 && !strcmp(argv[1], "direct"))
@@ -867,6 +903,7 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: mdfile write|fsync|dsync|mmap|mmapnosync FILE PAGES |\n"
 				"       dontneed FILE | dontcache FILE PAGES | direct FILE PAGES |\n"
+				"       wbtrunc FILE PAGES ROUNDS |\n"
 				"       migrate FILE NODE |\n"
 				"       nodes FILE | largedirty FILE PAGES | folios FILE |\n"
 				"       mapwait FILE PAGES SECS | hog MB |\n"
