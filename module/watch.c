@@ -152,6 +152,17 @@ static void md_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	irq_work_queue(&md_watch_irq_work);
 }
 
+/* What is watched, as the report names it; under md_watch_mutex, armed. */
+static struct md_watch_target md_watch_target(void)
+{
+	lockdep_assert_held(&md_watch_mutex);
+	return (struct md_watch_target){
+		.path = md_watch_path,
+		.cgid = md_watch_cgid,
+		.counter = md_watch_counter,
+	};
+}
+
 /* Sort the changes recorded since the last run; say the wrong ones. */
 static void md_watch_report_fn(struct work_struct *work)
 {
@@ -161,9 +172,7 @@ static void md_watch_report_fn(struct work_struct *work)
 	mutex_lock(&md_watch_mutex);
 	if (!md_watch_pcpu)
 		goto out;
-	target.path = md_watch_path;
-	target.cgid = md_watch_cgid;
-	target.counter = md_watch_counter;
+	target = md_watch_target();
 	for_each_possible_cpu(cpu)
 		md_watch_report_ring(&per_cpu_ptr(md_watch_pcpu, cpu)->ring, &target,
 				     &md_watch_tally);
@@ -582,9 +591,7 @@ bool md_watch_read_change(struct md_watch_cursor *cur, struct md_watch_change *c
 	c->time_ns = copy.time_ns;
 	c->nid = copy.nid;
 	c->pages = copy.pages;
-	target.path = md_watch_path;
-	target.cgid = md_watch_cgid;
-	target.counter = md_watch_counter;
+	target = md_watch_target();
 	c->where = md_watch_where(&copy, &target, &site);
 	c->nr_frames = copy.depth - site;
 	memcpy(c->frames, copy.chain + site, c->nr_frames * sizeof(c->frames[0]));
