@@ -37,9 +37,11 @@
 #include "audit.h"
 #include "check.h"
 #include "compat.h"
+#include "domains.h"
 #include "ledger.h"
 #include "memcg.h"
 #include "points.h"
+#include "scan.h"
 #include "watch.h"
 
 #define MD_AUDIT_MIN_MS		100
@@ -379,6 +381,48 @@ static void md_audit_pass(struct md_audit_stats *pass, unsigned int untrusted)
 	kfree(buf);
 }
 
+/*
+ * The writeback domains have no ledger: kernel and pages are judged by a
+ * scan in which nothing moved (domains.c).  So one is scanned for when a
+ * pass finds the machine quiet (no probe hit since the pass before) and
+ * something happened since the last judged scan, or MD_AUDIT_DOMAINS_S
+ * went by, or a bad verdict waits to be found again.
+ */
+#define MD_AUDIT_DOMAINS_S	10
+static unsigned long md_audit_hits, md_audit_judged_hits;
+static u64 md_audit_judged_ns;
+
+static void md_audit_domains(struct md_audit_stats *pass)
+{
+	unsigned long hits = md_domains_hits();
+	bool quiet = hits == md_audit_hits;
+	u64 now = ktime_get_ns();
+	unsigned int told;
+
+	md_audit_hits = hits;
+	if (!quiet)
+		return;
+	mutex_lock(&md_mutex);
+	if (!md_domains_pending() && hits == md_audit_judged_hits &&
+	    now - md_audit_judged_ns < MD_AUDIT_DOMAINS_S * NSEC_PER_SEC) {
+		mutex_unlock(&md_mutex);
+		return;
+	}
+	md_scan();
+	pass->domain_scans++;
+	if (md_domains_judged()) {
+		md_audit_judged_hits = hits;
+		md_audit_judged_ns = now;
+	}
+	told = md_domains_report(md_audit_warns());
+	mutex_unlock(&md_mutex);
+	pass->domain_bad += told;
+	pass->bad_verdicts += told;
+	pass->printed += told;
+	if (md_audit_warns())
+		pass->warned += told;
+}
+
 static void md_audit_fn(struct work_struct *work)
 {
 	struct md_audit_stats pass = {};
@@ -392,6 +436,7 @@ static void md_audit_fn(struct work_struct *work)
 	untrusted = md_probes_untrusted();
 	if (untrusted != MD_ALL_COUNTERS)
 		md_audit_pass(&pass, untrusted);
+	md_audit_domains(&pass);
 	if (untrusted && !md_audit_totals.untrusted_printed) {
 		/* no verdict can be had: say so once */
 		pr_warn("untrusted: probes missed %lu hits or cannot follow a change; the audit gives no verdict%s until reloaded\n",
@@ -417,6 +462,8 @@ static void md_audit_fn(struct work_struct *work)
 	md_audit_totals.watches += pass.watches;
 	md_audit_totals.last_unsynced = pass.last_unsynced;
 	md_audit_totals.unsynced_long += pass.unsynced_long;
+	md_audit_totals.domain_scans += pass.domain_scans;
+	md_audit_totals.domain_bad += pass.domain_bad;
 	md_audit_totals.untrusted_printed |= pass.untrusted_printed;
 	spin_unlock(&md_audit_stats_lock);
 

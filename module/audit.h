@@ -25,6 +25,8 @@ struct md_audit_stats {
 	unsigned long watches;		/* watches armed (audit_watch) */
 	unsigned long last_unsynced;	/* memcgs unsynced in the last pass */
 	unsigned long unsynced_long;	/* memcgs reported unsynced for audit_unsynced_s */
+	unsigned long domain_scans;	/* scans for the writeback domains */
+	unsigned long domain_bad;	/* domains found bad twice (in bad_verdicts too) */
 	bool untrusted_printed;
 };
 

@@ -5,11 +5,12 @@
  * cgroup's name, debugfs renames, and fault injection's change of the
  * kernel's counter.  Only exported functions are called, and only
  * directly: with IBT (Debian's 6.12) an unexported function's ENDBR is
- * sealed at boot, so calling one through a looked-up pointer traps.  One
- * symbol is looked up, as data: from 6.11 the slot of NR_FILE_DIRTY in the
- * memcg stat arrays.  On every kernel the slot is checked at load against
- * the kernel's own update of the counter (md_compat_init()).  And a probe
- * point's entry address, handed to ftrace as data (md_symbol_entry()).
+ * sealed at boot, so calling one through a looked-up pointer traps.  Data
+ * symbols are looked up and read (md_symbol_data()): from 6.11 the table
+ * of a counter's slot in the memcg stat arrays, and bdi_list (domains.c).
+ * On every kernel the slot is checked at load against the kernel's own
+ * update of the counter (md_compat_init()).  And a probe point's entry
+ * address, handed to ftrace as data (md_symbol_entry()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -91,10 +92,7 @@ static int md_slot_find(enum md_counter c, unsigned int shift)
  * holds only the items memcgs track, in the order of memcg_node_stat_items[];
  * mem_cgroup_stats_index[] (u8, U8_MAX for untracked items) maps a stat item
  * to its slot.  state[] is the struct's first member.  The table is data, so
- * it is read, never called: its address comes from a kprobe registration
- * that must fail (a kprobe cannot sit on data) but resolves the symbol into
- * kp.addr first (kernel/kprobes.c, register_kprobe()).  Needs
- * CONFIG_KALLSYMS_ALL, which Debian's kernels have.
+ * it is read, never called (md_symbol_data()).
  */
 long __percpu *md_kernel_slot(struct mem_cgroup *memcg, enum md_counter c, int nid)
 {
@@ -134,20 +132,14 @@ static int md_stats_index_check(const u8 *index)
 
 static int md_slot_find(enum md_counter c, unsigned int shift)
 {
-	struct kprobe kp = { .symbol_name = "mem_cgroup_stats_index" };
+	const u8 *index = md_symbol_data("mem_cgroup_stats_index");
 	enum node_stat_item item = md_counter_items[c];
-	const u8 *index;
-	int ret, node;
+	int node;
 
-	ret = register_kprobe(&kp);
-	if (!ret) {		/* text?  then it is not the table we know */
-		unregister_kprobe(&kp);
-		ret = -EINVAL;
-		goto unknown;
+	if (!index) {
+		pr_err("cannot find mem_cgroup_stats_index (needs CONFIG_KALLSYMS_ALL): the kernel's per-memcg counter cannot be read\n");
+		return -ENOENT;
 	}
-	if (!kp.addr)
-		goto unknown;
-	index = (const u8 *)kp.addr;
 	node = md_stats_index_check(index);
 	if (node < 0) {
 		pr_err("mem_cgroup_stats_index is not the table this module reads (u8, slots 0..n-1, node items first, U8_MAX untracked): refusing to load\n");
@@ -160,10 +152,6 @@ static int md_slot_find(enum md_counter c, unsigned int shift)
 	}
 	md_slots[c] = index[item] + shift;
 	return 0;
-unknown:
-	pr_err("cannot find mem_cgroup_stats_index (%d; needs CONFIG_KALLSYMS_ALL): the kernel's per-memcg counter cannot be read\n",
-	       ret);
-	return -ENOENT;
 }
 #endif
 
@@ -262,6 +250,24 @@ int md_compat_init(unsigned int shift)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * The address of the kernel's data @symbol, or NULL: a kprobe registration
+ * that must fail (a kprobe cannot sit on data) resolves the symbol into
+ * kp.addr first (kernel/kprobes.c, register_kprobe()).  One that succeeds
+ * found text: not the data asked for.  Needs CONFIG_KALLSYMS_ALL, which
+ * Debian's kernels have.  The caller checks what it finds there.
+ */
+void *md_symbol_data(const char *symbol)
+{
+	struct kprobe kp = { .symbol_name = symbol, .flags = KPROBE_FLAG_DISABLED };
+
+	if (!register_kprobe(&kp)) {
+		unregister_kprobe(&kp);
+		return NULL;
+	}
+	return kp.addr;
 }
 
 /*

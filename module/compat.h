@@ -39,6 +39,21 @@ static inline bool md_mapping_accounts_dirty(struct address_space *mapping)
 }
 
 /*
+ * Whether the kernel counts @bdi's pages under writeback in its writeback
+ * domains (WB_WRITEBACK): fuse, while it wrote back through temporary
+ * pages, counted its own and turned BDI_CAP_WRITEBACK_ACCT off; kernels
+ * without the flag (7.3) count every bdi's in the page cache.
+ */
+static inline bool md_bdi_accounts_writeback(struct backing_dev_info *bdi)
+{
+#ifdef BDI_CAP_WRITEBACK_ACCT
+	return bdi->capabilities & BDI_CAP_WRITEBACK_ACCT;
+#else
+	return true;
+#endif
+}
+
+/*
  * Whether the kernel can have cgroup v1 charge moving at all: from 6.11 the
  * v1 code is built only with CONFIG_MEMCG_V1 (Debian's 6.12 leaves it off).
  */
@@ -110,6 +125,7 @@ void md_kernel_skew(struct mem_cgroup *memcg, enum md_counter c, int nid, long p
 bool md_memcg_name_is(struct mem_cgroup *memcg, const char *name);
 int md_debugfs_rename(struct dentry *dentry, const char *name);
 unsigned long md_symbol_entry(const char *symbol);
+void *md_symbol_data(const char *symbol);
 
 /*
  * Whether a pfn is online, and has a valid memmap, is decided per memory

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/debug/memcg_dirty/: version, probes, summary, check, events,
- * control, inject, audit, watch, folios, and cgroups/, a mirror of the
+ * control, inject, audit, watch, folios, domains, and cgroups/, a mirror of the
  * memory cgroup hierarchy with a stat and a check file per memcg, which
  * cgroups.c keeps.  Everything is computed elsewhere and printed here.
  * All files are root-only; no kernel addresses are printed.
@@ -24,6 +24,7 @@
 #include "compat.h"
 #include "control.h"
 #include "debugfs.h"
+#include "domains.h"
 #include "anomaly.h"
 #include "inject.h"
 #include "ledger.h"
@@ -310,6 +311,7 @@ static int md_audit_file_show(struct seq_file *m, void *v)
 	seq_printf(m, "audit_watch %d\nwatches %lu\n", md_audit_arms_watch(), st.watches);
 	seq_printf(m, "audit_unsynced_s %u\nlast_unsynced %lu\nunsynced_long %lu\n",
 		   md_audit_unsynced_s(), st.last_unsynced, st.unsynced_long);
+	seq_printf(m, "domain_scans %lu\ndomain_bad %lu\n", st.domain_scans, st.domain_bad);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(md_audit_file);
@@ -328,6 +330,18 @@ static int md_watch_file_show(struct seq_file *m, void *v)
 }
 
 DEFINE_SHOW_ATTRIBUTE(md_watch_file);
+
+/* The writeback domains, from a page scan of their own */
+static int md_domains_file_show(struct seq_file *m, void *v)
+{
+	mutex_lock(&md_mutex);
+	md_scan();
+	md_domains_show(m);
+	mutex_unlock(&md_mutex);
+	return 0;
+}
+
+DEFINE_SHOW_ATTRIBUTE(md_domains_file);
 
 int md_debugfs_init(void)
 {
@@ -353,6 +367,7 @@ int md_debugfs_init(void)
 	debugfs_create_file("audit", MD_MODE_RO, md_root_dir, NULL, &md_audit_file_fops);
 	debugfs_create_file("watch", MD_MODE_RO, md_root_dir, NULL, &md_watch_file_fops);
 	debugfs_create_file("folios", MD_MODE_RO, md_root_dir, NULL, &md_folios_fops);
+	debugfs_create_file("domains", MD_MODE_RO, md_root_dir, NULL, &md_domains_file_fops);
 	if (md_inject_enabled())
 		debugfs_create_file("inject", MD_MODE_RW, md_root_dir, NULL, &md_inject_file_fops);
 	md_cgroups_create(md_root_dir);

@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "control.h"
 #include "debugfs.h"
+#include "domains.h"
 #include "anomaly.h"
 #include "inject_hooks.h"
 #include "inject.h"
@@ -37,6 +38,7 @@ static int __init md_init(void)
 	ret = md_compat_init(md_inject_slot_shift());
 	if (ret)
 		return ret;
+	md_domains_init();	/* without bdi_list, only the domains are not audited */
 	md_events_init();
 	md_inject_init();
 	ret = md_shadow_init();
@@ -81,6 +83,7 @@ out_debugfs:
 	md_debugfs_stop();
 	md_debugfs_exit();
 	md_probes_unregister();		/* whichever attached, memcg_free last */
+	md_domains_exit();
 out_ledger:
 	md_ledger_exit();
 out_shadow:
@@ -105,6 +108,7 @@ static void __exit md_exit(void)
 	md_probes_unregister();
 	md_shadow_exit();
 	md_ledger_exit();
+	md_domains_exit();
 	pr_info("unloaded\n");
 }
 

@@ -24,6 +24,7 @@
 #include <linux/mmzone.h>
 #include <linux/sched.h>
 #include "compat.h"
+#include "domains.h"
 #include "inject_hooks.h"
 #include "ledger.h"
 #include "memcg.h"
@@ -78,6 +79,7 @@ static void md_scan_busy(struct folio *folio, struct md_scan_info *info)
 		return;
 	nr = folio_nr_pages(folio);
 	info->busy += nr;
+	md_domains_scan_busy(nr);
 	memcg = folio_memcg(folio);
 	e = memcg ? md_entry_lookup(memcg) : NULL;
 	if (e)
@@ -191,6 +193,7 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 	nr = folio_nr_pages(folio);
 	skip = nr - 1;
 	mapping = folio_mapping(folio);
+	md_domains_scan_folio(folio, mapping, nr);
 	if (folio_test_writeback(folio)) {
 		memcg = folio_memcg(folio);
 		e = memcg ? md_entry_get(memcg, GFP_ATOMIC) : NULL;
@@ -366,6 +369,7 @@ void md_scan(void)
 		e->scan.seq_ref = e->scan.seq0;
 		e->scan.valid = !md_entry_inflight(e);
 	}
+	md_domains_scan_begin();
 	synchronize_rcu();
 
 	md_shadow_scan_begin();
@@ -378,6 +382,7 @@ void md_scan(void)
 	rcu_read_unlock();
 	info.duration_ns = ktime_get_ns() - start;
 	synchronize_rcu();
+	md_domains_scan_end();
 	md_shadow_scan_settle();
 	info.when_ns = ktime_get_ns();
 	info.count = md_last_scan.count + 1;
