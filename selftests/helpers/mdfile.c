@@ -17,6 +17,10 @@
  *                                    starts at once and the folios leave the
  *                                    cache when it ends; exit 4 if the kernel
  *                                    or the filesystem refuses the flag
+ *   mdfile syncrange FILE FIRST PAGES
+ *                                    write back (and wait for) pages FIRST to
+ *                                    FIRST+PAGES-1 of FILE alone
+ *                                    (sync_file_range()), the rest left dirty
  *   mdfile wbtrunc FILE PAGES ROUNDS ROUNDS times: PAGES pages written,
  *                                    their writeback started (sync_file_range
  *                                    WRITE), the file truncated at once;
@@ -171,6 +175,19 @@ static void do_wbtrunc(const char *file, long pages, long rounds)
 	printf("rounds %ld\n", rounds);
 	close(fd);
 	free(buf);
+}
+
+static void do_syncrange(const char *file, long first, long pages)
+{
+	int fd = open(file, O_WRONLY);
+
+	if (fd < 0)
+		die("open", file);
+	if (sync_file_range(fd, first * page_size, pages * page_size,
+			    SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+			    SYNC_FILE_RANGE_WAIT_AFTER))
+		die("sync_file_range", file);
+	close(fd);
 }
 
 #ifndef RWF_DONTCACHE
@@ -868,6 +885,8 @@ int main(int argc, char **argv)
 		do_mmap(argv[2], parse_count(argv[3]), 0);
 	else if (argc == 3 && !strcmp(argv[1], "dontneed"))
 		do_dontneed(argv[2]);
+	else if (argc == 5 && !strcmp(argv[1], "syncrange"))
+		do_syncrange(argv[2], parse_count(argv[3]), parse_count(argv[4]));
 	else if (argc == 5 && !strcmp(argv[1], "wbtrunc"))
 		do_wbtrunc(argv[2], parse_count(argv[3]), parse_count(argv[4]));
 	else if (argc == 4 && !strcmp(argv[1], "dontcache"))
@@ -903,7 +922,7 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: mdfile write|fsync|dsync|mmap|mmapnosync FILE PAGES |\n"
 				"       dontneed FILE | dontcache FILE PAGES | direct FILE PAGES |\n"
-				"       wbtrunc FILE PAGES ROUNDS |\n"
+				"       wbtrunc FILE PAGES ROUNDS | syncrange FILE FIRST PAGES |\n"
 				"       migrate FILE NODE |\n"
 				"       nodes FILE | largedirty FILE PAGES | folios FILE |\n"
 				"       mapwait FILE PAGES SECS | hog MB |\n"

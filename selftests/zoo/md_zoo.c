@@ -31,6 +31,12 @@
  *                                 no folio under writeback
  *   wb_lost FILE INDEX            lowered by it: below 0 once FILE's
  *                                 memcg has nothing under writeback
+ *   wbd_residue FILE INDEX        the writeback domain of FILE's inode:
+ *                                 its WB_RECLAIMABLE raised by the folio's
+ *                                 size, no page dirtied, as 22b3c8d6612e's
+ *                                 inode switch left in the domain it left
+ *   wbd_lost FILE INDEX           lowered by it, as that switch did to the
+ *                                 domain it went to
  *   migrate_keep FILE | off       class 5: while armed, a migration of one
  *                                 of FILE's dirty folios to another node
  *                                 moves PG_dirty but leaves the count behind
@@ -158,6 +164,18 @@ static bool md_zoo_apply(const char *class, struct mem_cgroup *memcg, int nid,
 	return md_zoo_record(class, memcg, nid, pages, true);
 }
 
+/*
+ * The writeback domains' changes (wbd_*), each domain held (wb_get()) until
+ * undone; the zoo's commands run on the suite's disks, which stay.
+ * md_zoo_mutex.
+ */
+#define MD_ZOO_WBD_MAX	16
+static struct {
+	struct bdi_writeback *wb;
+	long pages;
+} md_zoo_wbd[MD_ZOO_WBD_MAX];
+static int md_zoo_nr_wbd;
+
 static void md_zoo_undo(void)
 {
 	struct md_zoo_change *c;
@@ -170,6 +188,12 @@ static void md_zoo_undo(void)
 		css_put(&c->memcg->css);
 	}
 	raw_spin_unlock_irqrestore(&md_zoo_lock, flags);
+	while (md_zoo_nr_wbd) {
+		md_zoo_nr_wbd--;
+		wb_stat_mod(md_zoo_wbd[md_zoo_nr_wbd].wb, WB_RECLAIMABLE,
+			    -md_zoo_wbd[md_zoo_nr_wbd].pages);
+		wb_put(md_zoo_wbd[md_zoo_nr_wbd].wb);
+	}
 }
 
 /* --- the bug classes -------------------------------------------------------- */
@@ -243,6 +267,44 @@ static noinline int md_zoo_wb_lost(struct folio *folio, struct mem_cgroup *memcg
 {
 	return md_zoo_record_item("wb_lost", NR_WRITEBACK, memcg, folio_nid(folio),
 				  -folio_nr_pages(folio), true) ? 0 : -ENOSPC;
+}
+
+/*
+ * The writeback domain's classes: @folio's inode's domain (read under the
+ * i_pages lock, as the kernel reads it to count) has its WB_RECLAIMABLE
+ * changed by @pages, the folio unchanged.
+ */
+static noinline int md_zoo_wbd_change(struct folio *folio, long pages)
+{
+	struct address_space *mapping = folio->mapping;
+	struct bdi_writeback *wb;
+	unsigned long flags;
+
+	if (md_zoo_nr_wbd == MD_ZOO_WBD_MAX)
+		return -ENOSPC;
+	xa_lock_irqsave(&mapping->i_pages, flags);
+	wb = inode_to_wb(mapping->host);
+	if (wb) {
+		wb_get(wb);
+		wb_stat_mod(wb, WB_RECLAIMABLE, pages);
+	}
+	xa_unlock_irqrestore(&mapping->i_pages, flags);
+	if (!wb)
+		return -ENODEV;
+	md_zoo_wbd[md_zoo_nr_wbd].wb = wb;
+	md_zoo_wbd[md_zoo_nr_wbd].pages = pages;
+	md_zoo_nr_wbd++;
+	return 0;
+}
+
+static noinline int md_zoo_wbd_residue(struct folio *folio)
+{
+	return md_zoo_wbd_change(folio, folio_nr_pages(folio));
+}
+
+static noinline int md_zoo_wbd_lost(struct folio *folio)
+{
+	return md_zoo_wbd_change(folio, -folio_nr_pages(folio));
 }
 
 /*
@@ -715,6 +777,10 @@ static int md_zoo_cmd_folio(char **argv)
 		err = md_zoo_wb_phantom(t.folio, memcg);
 	else if (!strcmp(argv[0], "wb_lost"))
 		err = md_zoo_wb_lost(t.folio, memcg);
+	else if (!strcmp(argv[0], "wbd_residue"))
+		err = md_zoo_wbd_residue(t.folio);
+	else if (!strcmp(argv[0], "wbd_lost"))
+		err = md_zoo_wbd_lost(t.folio);
 	else
 		err = md_zoo_phantom_dirty(t.folio, memcg);
 	rcu_read_unlock();
@@ -844,6 +910,8 @@ static const struct md_zoo_cmd {
 	{ "deep",		2, md_zoo_cmd_folio },
 	{ "wb_phantom",		2, md_zoo_cmd_folio },
 	{ "wb_lost",		2, md_zoo_cmd_folio },
+	{ "wbd_residue",	2, md_zoo_cmd_folio },
+	{ "wbd_lost",		2, md_zoo_cmd_folio },
 	{ "migrate_keep",	1, md_zoo_cmd_migrate_keep },
 	{ "site_size",		1, md_zoo_cmd_site },
 	{ "site_memcg",		3, md_zoo_cmd_site },
