@@ -25,8 +25,11 @@
 #           migrate_large (the same with large folios), rmdir (removal of
 #           children with dirty pages while the parent lives on),
 #           truncate_wb (files truncated as their writeback ends, in four
-#           writers at once).
-# A bug that loses an update writes no counter: the watch has nothing to
+#           writers at once), wb_switch (a file of large folios dirtied
+#           from one cgroup, then from another until its inode switches
+#           writeback domains).
+# A bug that loses an update writes no counter, and the watch follows the
+# memcgs' counters, not the writeback domains': then it has nothing to
 # name (its workload says so, watchable=0), and is not asked to.
 . ./lib.sh
 md_require_writers
@@ -140,6 +143,37 @@ truncate_wb() {
 	files="$MD_WORK/md_bugw0 $MD_WORK/md_bugw1 $MD_WORK/md_bugw2 $MD_WORK/md_bugw3 $files"
 }
 
+# wb_switch: a file on xfs written in md_bugsa (its inode joins md_bugsa's
+# writeback domain), then made again of large folios charged to md_bugsb;
+# then, a round a second, all of it dirtied from md_bugsb and its first 64
+# pages written back, so that the kernel's foreign inode detection (at the
+# end of that writeback) moves the inode to md_bugsb's domain with the rest
+# dirty, in large folios (22b3c8d6612e moved each as one page), until the
+# audit has found something (at most 40 rounds)
+wb_switch() {
+	watchable=0
+	md_mkcg md_bugsa md_bugsb
+	md_wait_dir md_bugsa
+	F=$X/md_bugs.$$
+	md_in_cg md_bugsa mdfile write "$F" 1024
+	sync
+	md_in_cg md_bugsb mdfile largedirty "$F" 1024 ||
+		{ md_not_ok "large dirty folios made in md_bugsb"; return; }
+	md_diag "large folios: $(mdfile folios "$F" | head -n 1)"
+	r=0
+	while [ $r -lt 40 ]; do
+		md_in_cg md_bugsb mdfile write "$F" 1024
+		md_in_cg md_bugsb mdfile syncrange "$F" 0 64
+		r=$((r + 1))
+		sleep 1
+		[ "$bug" = control ] && [ $r -ge 12 ] && break
+		caught && [ $r -ge 2 ] && break
+	done
+	md_diag "wb_switch: $r rounds; domains: $(grep -E 'cgroup /md_bugs[ab] ' "$MD/domains" | cut -d' ' -f2,4,7- | paste -sd ';')"
+	cgs="md_bugsa md_bugsb $cgs"
+	files="$F $files"
+}
+
 cgs="" files="" watchable=1
 for w in "$@"; do
 	case "$w" in
@@ -147,6 +181,7 @@ for w in "$@"; do
 	migrate_large) migrate large ;;
 	rmdir) rmdir_children ;;
 	truncate_wb) truncate_wb ;;
+	wb_switch) wb_switch ;;
 	*) md_not_ok "unknown workload $w"; exit 1 ;;
 	esac
 done
@@ -167,6 +202,12 @@ for c in $cgs ""; do
 	[ "$c" = md_bugp ] || [ "$c" = md_bugw ] ||
 		after="$after, per node kernel $(md_stat "$c" kernel_dirty_node0)/$(md_stat "$c" kernel_dirty_node1) ledger $(md_stat "$c" dirty_node0)/$(md_stat "$c" dirty_node1)"
 done
+# the writeback domains of the cgroups, where the kernel's counts are
+# apart from their pages
+doms=$(for c in $cgs; do grep -E "cgroup /$c .* verdict (mismatch|underflow)$" "$MD/domains"; done |
+	awk '{ printf "%s%s domain on %s: reclaimable kernel %s scan %s, writeback kernel %s scan %s, %s",
+		n++ ? "; " : "", $4, $2, $9, $11, $14, $16, $18 }')
+[ -z "$doms" ] || after="$after${after:+; }$doms"
 md_diag "after sync: $after"
 echo "memcg_dirty selftest: expected audit warnings end" > /dev/kmsg
 dmesg | grep -E "md_bug:|memcg_dirty: (mismatch|underflow|watch|audit found|untrusted)" | sed 's/^/# /'
@@ -207,7 +248,8 @@ secs=-
 md_diag "first wrong count at $t0 s, the audit's line at $t1 s: $secs s"
 md_check "within 5 s of the first wrong count" awk -v s="$secs" 'BEGIN { exit !(s != "-" && s <= 5) }'
 # every cgroup, node and verdict the audit named, in order
-reported=$(dmesg | sed -n 's/.*memcg_dirty: \(mismatch\|underflow\) \([^ ]*\) (id [0-9]*) node \([0-9]*\): .*suspect \([a-z]*\)\(, counter \([a-z]*\)\)\{0,1\}$/\1 \2 node \3 (\4\5)/p' |
+reported=$(dmesg | sed -n -e 's/.*memcg_dirty: \(mismatch\|underflow\) \([^ ]*\) (id [0-9]*) node \([0-9]*\): .*suspect \([a-z]*\)\(, counter \([a-z]*\)\)\{0,1\}$/\1 \2 node \3 (\4\5)/p' \
+	-e 's/.*memcg_dirty: \(mismatch\|underflow\) writeback domain of \([^ ]*\) (id [0-9]*) on bdi \([^ ]*\): .*suspect \([a-z]*\)$/\1 \2 domain on \3 (\4)/p' |
 	awk '!seen[$0]++' | paste -sd ';' | sed 's/;/; /g')
 suspect=$(echo "$line" | sed -n 's/.*, suspect \([a-z]*\)\(, counter [a-z]*\)\{0,1\}$/\1/p')
 md_eq "the suspect is the kernel" kernel "$suspect"
@@ -219,7 +261,7 @@ what=$(echo "$wline" | sed -n 's/.*: counter \(.*\), at .*/counter \1/p')
 if [ $watchable = 1 ]; then
 	md_check "the watch named the code" test -n "$func"
 else
-	md_diag "a lost update: no counter written for the watch to see (it named: ${func:-nothing})"
+	md_diag "a lost update or a domain's count: nothing for the watch to see (it named: ${func:-nothing})"
 	func=-
 fi
 md_check "dmesg is clean but for the expected WARNs" md_dmesg_clean
