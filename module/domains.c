@@ -20,7 +20,7 @@
  * switching of an inode's domain both hold.
  *
  * There is no ledger of the domains: kernel and pages are judged when
- * nothing moved while the scan ran (no probe hit, missed or not, and no
+ * nothing moved while the scan ran (no memcg's ledger saw an event, and no
  * domain's count changed between before and after); the verdict is
  * "busy" otherwise.  The counts are summed exactly with
  * __percpu_counter_sum(): the kernel's own wb_stats reads them
@@ -48,12 +48,9 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-#include "attach.h"
 #include "compat.h"
 #include "domains.h"
 #include "ledger.h"
-#include "points.h"
-#include "probes.h"
 
 #define MD_DOMAIN_PATH	96	/* a cgroup path longer than this ends in "..." */
 #define MD_DOMAINS_MAX	4096	/* domains one scan judges */
@@ -93,7 +90,6 @@ struct md_domain_view {
 	struct md_domain *rows;		/* sorted by wb while the scan runs */
 	struct backing_dev_info **bdis;	/* held while the scan runs */
 	int nr, nr_bdis;
-	unsigned long hits;		/* the probes' hits and misses before */
 	long unseen;			/* pages not attributed: busy, or a domain not held */
 	bool overflow;			/* more domains than MD_DOMAINS_MAX */
 	bool judged;			/* nothing moved: the verdicts hold */
@@ -122,17 +118,6 @@ static struct md_domain_told md_told[MD_DOMAINS_TOLD];
 static int md_nr_told;
 
 static DEFINE_RATELIMIT_STATE(md_domains_rs, 5 * HZ, 10);
-
-/* Every probe hit, and every miss: a sum that moves with any count's change */
-unsigned long md_domains_hits(void)
-{
-	unsigned long hits = md_probes_missed();
-	enum md_point p;
-
-	for (p = 0; p < MD_NR_POINTS; p++)
-		hits += md_probes_hits(p);
-	return hits;
-}
 
 /*
  * bdi_list is a list_head whose entries' root domains point back at them:
@@ -222,7 +207,6 @@ void md_domains_scan_begin(void)
 		md_view_free(v);
 		return;
 	}
-	v->hits = md_domains_hits();
 	rcu_read_lock();
 	list_for_each_entry_rcu(bdi, md_bdi_list, bdi_list) {
 		if (v->nr_bdis == bdis) {
@@ -329,8 +313,12 @@ static void md_domain_name(struct md_domain *d)
 		strcpy(d->path + sizeof(d->path) - 4, "...");
 }
 
-/* After the scan's last grace period: judge, name, and let every domain go. */
-void md_domains_scan_end(void)
+/*
+ * After the scan's last grace period: judge, name, and let every domain go.
+ * @still: no memcg's ledger entry saw an event while the scan ran, nor had
+ * one in flight at its start (the scan's own test, md_entry_quiet()).
+ */
+void md_domains_scan_end(bool still)
 {
 	struct md_domain_view *v = &md_view;
 	s64 after[MD_NR_DOMAIN_ITEMS];
@@ -344,8 +332,7 @@ void md_domains_scan_end(void)
 		md_domain_read(&v->rows[i], after);
 		moved |= memcmp(after, v->rows[i].kernel, sizeof(after)) != 0;
 	}
-	v->judged = !moved && !v->unseen && !v->overflow &&
-		    md_domains_hits() == v->hits;
+	v->judged = still && !moved && !v->unseen && !v->overflow;
 	v->worst = MD_D_OK;
 	for (i = 0; i < v->nr; i++) {
 		struct md_domain *d = &v->rows[i];
@@ -396,7 +383,12 @@ static void md_domain_print(struct seq_file *m, struct md_domain *d)
 {
 	int i;
 
-	seq_printf(m, "bdi %s cgroup %s id %llu", d->bdi, d->path, d->cgid);
+	/* escaped as summary's paths are: a name may hold a space */
+	seq_puts(m, "bdi ");
+	seq_escape(m, d->bdi, " \t\n\\");
+	seq_puts(m, " cgroup ");
+	seq_escape(m, d->path, " \t\n\\");
+	seq_printf(m, " id %llu", d->cgid);
 	for (i = 0; i < MD_NR_DOMAIN_ITEMS; i++) {
 		if (i == MD_D_WRITEBACK && !d->writeback_accounted)
 			seq_printf(m, " %s kernel %lld scan -", md_domain_item_names[i],

@@ -36,7 +36,7 @@ void md_domains_exit(void);
 void md_domains_scan_begin(void);
 void md_domains_scan_folio(struct folio *folio, struct address_space *mapping, long nr);
 void md_domains_scan_busy(long nr);
-void md_domains_scan_end(void);
+void md_domains_scan_end(bool still);
 
 /* under md_mutex: the last scan's view */
 enum md_domain_verdict md_domains_worst(void);
@@ -44,7 +44,6 @@ bool md_domains_judged(void);
 void md_domains_show(struct seq_file *m);
 
 /* the audit's part (audit.c decides when to scan) */
-unsigned long md_domains_hits(void);
 bool md_domains_pending(void);
 unsigned int md_domains_report(bool warn);
 

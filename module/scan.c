@@ -356,6 +356,7 @@ static void md_scan_shadow(void)
 void md_scan(void)
 {
 	struct md_scan_info info = { };
+	bool still = true;
 	struct md_entry *e;
 	u64 start;
 	int nid;
@@ -368,6 +369,7 @@ void md_scan(void)
 		e->scan.seq0 = md_entry_seq(e);
 		e->scan.seq_ref = e->scan.seq0;
 		e->scan.valid = !md_entry_inflight(e);
+		still = still && e->scan.valid;
 	}
 	md_domains_scan_begin();
 	synchronize_rcu();
@@ -382,13 +384,15 @@ void md_scan(void)
 	rcu_read_unlock();
 	info.duration_ns = ktime_get_ns() - start;
 	synchronize_rcu();
-	md_domains_scan_end();
 	md_shadow_scan_settle();
 	info.when_ns = ktime_get_ns();
 	info.count = md_last_scan.count + 1;
 	md_ledger_list_fresh();	/* entries the scan took from the pool */
-	list_for_each_entry(e, &md_entries, node)
+	list_for_each_entry(e, &md_entries, node) {
+		still = still && md_entry_quiet(e, e->scan.seq0);
 		e->scan.valid = e->scan.valid && md_entry_quiet(e, e->scan.seq0);
+	}
+	md_domains_scan_end(still);
 	md_last_scan = info;
 }
 
