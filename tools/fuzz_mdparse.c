@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct md_summary s;
 	struct md_kvs k;
 	struct md_probes p;
+	struct md_domains d;
 	struct md_events e;
 	long long v;
 	size_t i;
@@ -57,6 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!md_parse_probes(text, &p, err))
 		md_free_probes(&p);
+	if (!md_parse_domains(text, &d, err))
+		md_free_domains(&d);
 	if (!md_parse_events(text, &e, err)) {
 		for (i = 0; i < md_nr_anomaly_kinds; i++)
 			md_count_kind(&e, md_anomaly_kinds[i]);

@@ -230,6 +230,43 @@ static int check_one(struct ctx *c, const char *arg)
 	return rc;
 }
 
+/*
+ * The writeback domains' verdict as an exit: a bad one 1; "busy" (nothing
+ * judged: counts moved while the module scanned) 0, or 3 with --strict,
+ * as a bounded check; "unavailable" 3.
+ */
+static int domains_exit(const struct md_domains *d, int strict)
+{
+	if (!strcmp(d->verdict, "mismatch") || !strcmp(d->verdict, "underflow"))
+		return EXIT_BAD;
+	if (!strcmp(d->verdict, "unavailable"))
+		return EXIT_UNSURE;
+	return strict && !d->judged ? EXIT_UNSURE : EXIT_OK;
+}
+
+/* The global check's part of the writeback domains: a row unless all are ok. */
+static int check_domains(struct ctx *c)
+{
+	char err[MD_ERRLEN];
+	struct md_domains d;
+	int ret = md_read_domains(&c->src, &d, err, 1), rc;
+
+	if (ret == MD_UNREADABLE)
+		return EXIT_OK;		/* a module older than the domains */
+	if (ret)
+		return error(c, "%s/%s", c->src.root, err);
+	rc = domains_exit(&d, c->strict);
+	if (strcmp(d.verdict, "ok")) {
+		md_begin_object(&c->e, NULL);
+		md_field_str(&c->e, "cgroup", "(writeback domains)");
+		md_field_str(&c->e, "verdict", d.verdict);
+		md_cell(&c->e, "detail", "(memcg-dirty domains)");
+		md_end(&c->e);
+	}
+	md_free_domains(&d);
+	return rc;
+}
+
 static int cmd_check(struct ctx *c, char **args, int nargs)
 {
 	static const struct md_col cols[] = {
@@ -261,11 +298,75 @@ static int cmd_check(struct ctx *c, char **args, int nargs)
 		md_field_str(&c->e, "verdict", s.rows[j].verdict);
 		md_end(&c->e);
 	}
+	/* the writeback domains, where the module has them: "domains" names them */
+	if (!nargs)
+		rc = worse(rc, check_domains(c));
 	md_end(&c->e);
 	md_field_int(&c->e, "exit", rc);
 	md_end(&c->e);
 	md_free_summary(&s);
 	return rc;
+}
+
+static int cmd_domains(struct ctx *c)
+{
+	static const struct md_col cols[] = {
+		COL("bdi", -8, "BDI"), COL("cgroup", -24, "CGROUP"),
+		COL("reclaimable_kernel", 10, "RECL_KERN"), COL("reclaimable_scan", 10, "RECL_SCAN"),
+		COL("writeback_kernel", 10, "WB_KERN"), COL("writeback_scan", 10, "WB_SCAN"),
+		COL("verdict", -9, "VERDICT"),
+	};
+	char err[MD_ERRLEN];
+	struct md_domains d;
+	size_t i;
+	int ret = md_read_domains(&c->src, &d, err, 0);
+
+	if (ret)
+		return ret == MD_MALFORMED ? error(c, "%s/%s", c->src.root, err) : EXIT_ERR;
+	md_table(&c->e, cols, ARRAY_SIZE(cols));
+	md_begin_object(&c->e, NULL);
+	md_field_str(&c->e, "verdict", d.verdict);
+	if (d.reason) {
+		md_field_str(&c->e, "reason", d.reason);
+		if (!md_json(&c->e))
+			fprintf(c->out, "writeback domains: unavailable (%s)\n", d.reason);
+	} else {
+		md_field_int(&c->e, "judged", d.judged);
+		md_field_int(&c->e, "domains", d.domains);
+		md_field_int(&c->e, "unseen", d.unseen);
+		if (!md_json(&c->e))
+			fprintf(c->out, "writeback domains: %s, %s (%lld, %zu shown)\n", d.verdict,
+				d.judged ? "judged" : "not judged: counts moved while the module scanned",
+				d.domains, d.n);
+		md_table_head(&c->e);
+	}
+	md_begin_array(&c->e, "domains");
+	for (i = 0; i < d.n; i++) {
+		const struct md_domain_row *r = &d.rows[i];
+
+		md_begin_object(&c->e, NULL);
+		md_field_str(&c->e, "bdi", r->bdi);
+		md_field_str(&c->e, "cgroup", r->cgroup);
+		md_field_uint(&c->e, "id", r->id);
+		md_field_int(&c->e, "reclaimable_kernel", r->reclaimable_kernel);
+		md_field_int(&c->e, "reclaimable_scan", r->reclaimable_scan);
+		md_field_int(&c->e, "writeback_kernel", r->writeback_kernel);
+		if (r->writeback_judged) {
+			md_field_int(&c->e, "writeback_scan", r->writeback_scan);
+		} else {
+			md_field_raw(&c->e, "writeback_scan", NULL);
+			md_cell(&c->e, "writeback_scan", "-");
+		}
+		md_field_str(&c->e, "verdict", r->verdict);
+		md_end(&c->e);
+	}
+	md_end(&c->e);
+	ret = domains_exit(&d, c->strict);
+	md_field_int(&c->e, "exit", ret);
+	md_end(&c->e);
+	md_table(&c->e, NULL, 0);
+	md_free_domains(&d);
+	return ret;
 }
 
 static int cmd_probes(struct ctx *c)
@@ -468,11 +569,13 @@ static void usage(FILE *f)
 		"       memcg-dirty events [--follow] [--json]\n"
 		"       memcg-dirty scan [--json]\n"
 		"       memcg-dirty probes [--json]\n"
+		"       memcg-dirty domains [--strict] [--json]     the writeback domains\n"
 		"       memcg-dirty --prometheus FILE [--max-cgroups N]  (N: 50 by default)\n"
 		"CGROUP: /sys/fs/cgroup/... or a path in the memory hierarchy (v1 or v2).\n"
 		"check exits 0 when all ok, 1 on mismatch or underflow, 3 when untrusted or\n"
 		"unsynced (--strict: also when only a bounded check was possible), 2 on errors;\n"
-		"a cgroup's verdict is the worst of its counters' (file_dirty, file_writeback).\n"
+		"a cgroup's verdict is the worst of its counters' (file_dirty, file_writeback);\n"
+		"check and domains exit 1 when a writeback domain's count is wrong.\n"
 		"watch: the old name of rates, kept for one release.\n");
 }
 
@@ -495,7 +598,8 @@ int md_cli(int argc, char **argv, FILE *out, FILE *errf)
 	c.page_size = sysconf(_SC_PAGESIZE);
 	if (argc > 1 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "rates") ||
 			 !strcmp(argv[1], "watch") || !strcmp(argv[1], "events") ||
-			 !strcmp(argv[1], "scan") || !strcmp(argv[1], "probes"))) {
+			 !strcmp(argv[1], "scan") || !strcmp(argv[1], "probes") ||
+			 !strcmp(argv[1], "domains"))) {
 		cmd = argv[1];
 		argc--;
 		argv++;
@@ -534,8 +638,8 @@ int md_cli(int argc, char **argv, FILE *out, FILE *errf)
 	}
 	if (c.follow && (!cmd || strcmp(cmd, "events")))
 		return error(&c, "--follow goes with 'events'");
-	if (c.strict && (!cmd || strcmp(cmd, "check")))
-		return error(&c, "--strict goes with 'check'");
+	if (c.strict && (!cmd || (strcmp(cmd, "check") && strcmp(cmd, "domains"))))
+		return error(&c, "--strict goes with 'check' or 'domains'");
 	if (c.prom && cmd)
 		return error(&c, "--prometheus writes the textfile only; no command with it");
 	o = md_preflight(&c.src);
@@ -561,5 +665,7 @@ int md_cli(int argc, char **argv, FILE *out, FILE *errf)
 		return cmd_events(&c);
 	if (!strcmp(cmd, "scan"))
 		return cmd_scan(&c);
+	if (!strcmp(cmd, "domains"))
+		return cmd_domains(&c);
 	return cmd_probes(&c);
 }

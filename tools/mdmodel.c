@@ -174,6 +174,26 @@ int md_read_probes(const struct md_src *s, struct md_probes *p, char *err)
 	return ret;
 }
 
+/*
+ * The domains file; MD_UNREADABLE without one, said only if @quiet is 0
+ * (a module older than the file has none).
+ */
+int md_read_domains(const struct md_src *s, struct md_domains *d, char *err, int quiet)
+{
+	char path[4096], *text;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/domains", s->root);
+	if (quiet && access(path, F_OK))
+		return MD_UNREADABLE;
+	text = md_slurp(s, "domains");
+	if (!text)
+		return MD_UNREADABLE;
+	ret = md_parse_domains(text, d, err) ? MD_MALFORMED : 0;
+	free(text);
+	return ret;
+}
+
 int md_read_events(const struct md_src *s, struct md_events *e, char *err)
 {
 	char *text = md_slurp(s, "events");

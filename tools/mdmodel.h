@@ -38,6 +38,7 @@ int md_read_kvs(const struct md_src *s, const char *rel, struct md_kvs *k, char 
 int md_read_cgroup(const struct md_src *s, const char *path, const char *name,
 		   struct md_kvs *k, char *err);
 int md_read_probes(const struct md_src *s, struct md_probes *p, char *err);
+int md_read_domains(const struct md_src *s, struct md_domains *d, char *err, int quiet);
 int md_read_events(const struct md_src *s, struct md_events *e, char *err);
 int md_start_scan(const struct md_src *s);
 

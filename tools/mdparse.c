@@ -311,6 +311,109 @@ int md_kv_num(const struct md_kvs *k, const char *key, long long *v, char *err)
 	return 0;
 }
 
+static int domain_verdict_valid(const char *v)
+{
+	return !strcmp(v, "ok") || !strcmp(v, "busy") || !strcmp(v, "mismatch") ||
+	       !strcmp(v, "underflow");
+}
+
+/* One domain line: "bdi B cgroup P id N reclaimable kernel K scan S writeback kernel K scan S|- verdict V" */
+static int domain_row(char *line, struct md_domain_row *r)
+{
+	char *f[19];
+
+	if (split_fields(line, f, 18) != 18 || strcmp(f[0], "bdi") || strcmp(f[2], "cgroup") ||
+	    strcmp(f[4], "id") || strcmp(f[6], "reclaimable") || strcmp(f[7], "kernel") ||
+	    strcmp(f[9], "scan") || strcmp(f[11], "writeback") || strcmp(f[12], "kernel") ||
+	    strcmp(f[14], "scan") || strcmp(f[16], "verdict") || md_parse_ull(f[5], &r->id) ||
+	    md_parse_ll(f[8], &r->reclaimable_kernel) || md_parse_ll(f[10], &r->reclaimable_scan) ||
+	    md_parse_ll(f[13], &r->writeback_kernel) || !domain_verdict_valid(f[17]))
+		return -1;
+	r->writeback_judged = strcmp(f[15], "-") != 0;
+	if (r->writeback_judged && md_parse_ll(f[15], &r->writeback_scan))
+		return -1;
+	r->bdi = unescape(f[1]);
+	r->cgroup = unescape(f[3]);
+	r->verdict = strdup(f[17]);
+	return r->bdi && r->cgroup && r->verdict ? 0 : -1;
+}
+
+int md_parse_domains(const char *text, struct md_domains *d, char *err)
+{
+	static const char * const head[] = { "verdict", "judged", "domains", "shown", "unseen" };
+	char *buf = NULL, **lines = NULL, *f[3];
+	long n = split_lines(text, &buf, &lines), i;
+	long long shown = 0;
+	int ret = -1;
+
+	memset(d, 0, sizeof(*d));
+	if (n < 0)
+		return fail(err, "domains: not text");
+	if (n == 2 && split_fields(lines[0], f, 2) == 2 && !strcmp(f[0], "verdict") &&
+	    !strcmp(f[1], "unavailable") && split_fields(lines[1], f + 1, 2) == 2 &&
+	    !strcmp(f[1], "reason")) {
+		d->verdict = strdup("unavailable");
+		d->reason = strdup(f[2]);
+		ret = d->verdict && d->reason ? 0 : fail(err, "out of memory");
+		goto out;
+	}
+	if (n < 5) {
+		fail(err, "domains: %ld lines, not the 5 of its head", n);
+		goto out;
+	}
+	for (i = 0; i < 5; i++) {
+		if (split_fields(lines[i], f, 2) != 2 || strcmp(f[0], head[i])) {
+			fail(err, "domains: line %ld is not '%s VALUE'", i + 1, head[i]);
+			goto out;
+		}
+		if ((i == 0 && !domain_verdict_valid(f[1])) ||
+		    (i == 1 && strcmp(f[1], "yes") && strcmp(f[1], "no")) ||
+		    (i == 2 && (md_parse_ll(f[1], &d->domains) || d->domains < 0)) ||
+		    (i == 3 && (md_parse_ll(f[1], &shown) || shown != n - 5)) ||
+		    (i == 4 && (md_parse_ll(f[1], &d->unseen) || d->unseen < 0))) {
+			fail(err, "domains: line %ld has a bad value", i + 1);
+			goto out;
+		}
+		if (i == 0)
+			d->verdict = strdup(f[1]);
+		if (i == 1)
+			d->judged = !strcmp(f[1], "yes");
+	}
+	d->rows = calloc(n - 5 + 1, sizeof(*d->rows));
+	if (!d->rows || !d->verdict) {
+		fail(err, "out of memory");
+		goto out;
+	}
+	for (i = 5; i < n; i++) {
+		if (domain_row(lines[i], &d->rows[d->n++])) {
+			fail(err, "domains: line %ld is malformed", i + 1);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(buf);
+	free(lines);
+	if (ret)
+		md_free_domains(d);
+	return ret;
+}
+
+void md_free_domains(struct md_domains *d)
+{
+	size_t i;
+
+	for (i = 0; d->rows && i < d->n; i++) {
+		free(d->rows[i].bdi);
+		free(d->rows[i].cgroup);
+		free(d->rows[i].verdict);
+	}
+	free(d->rows);
+	free(d->verdict);
+	free(d->reason);
+	memset(d, 0, sizeof(*d));
+}
+
 int md_parse_probes(const char *text, struct md_probes *p, char *err)
 {
 	char *buf = NULL, **lines = NULL, *f[7];

@@ -81,6 +81,28 @@ int md_parse_kvs(const char *text, struct md_kvs *k, char *err);
 void md_free_kvs(struct md_kvs *k);
 const char *md_kv_get(const struct md_kvs *k, const char *key);
 int md_kv_num(const struct md_kvs *k, const char *key, long long *v, char *err);
+/*
+ * The writeback domains (debugfs domains): a domain per bdi and cgroup,
+ * WB_RECLAIMABLE and WB_WRITEBACK in the kernel's view and the scan's.
+ */
+struct md_domain_row {
+	char *bdi, *cgroup, *verdict;
+	unsigned long long id;
+	long long reclaimable_kernel, reclaimable_scan, writeback_kernel, writeback_scan;
+	int writeback_judged;	/* 0: the file system counts its own (scan "-") */
+};
+
+struct md_domains {
+	char *verdict;		/* the worst; "unavailable" with a reason */
+	char *reason;		/* NULL unless unavailable */
+	int judged;		/* nothing moved while the scan ran */
+	long long domains, unseen;
+	struct md_domain_row *rows;
+	size_t n;
+};
+
+int md_parse_domains(const char *text, struct md_domains *d, char *err);
+void md_free_domains(struct md_domains *d);
 int md_parse_probes(const char *text, struct md_probes *p, char *err);
 void md_free_probes(struct md_probes *p);
 int md_parse_events(const char *text, struct md_events *e, char *err);

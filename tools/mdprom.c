@@ -266,6 +266,10 @@ static const struct {
 	  "Memcgs the last pass found unsynced: no ledger yet, kernel held against scan.", 0, 1 },
 	{ "unsynced_long", "memcg_dirty_audit_unsynced_long_total", "counter",
 	  "Memcgs reported unsynced for audit_unsynced_s seconds, once each.", 0, 1 },
+	{ "domain_scans", "memcg_dirty_audit_domain_scans_total", "counter",
+	  "Page scans the audit made for the writeback domains, on a quiet machine.", 0, 1 },
+	{ "domain_bad", "memcg_dirty_audit_domain_bad_verdicts_total", "counter",
+	  "Writeback domains found bad by two judged scans, and reported (in bad_verdicts too).", 0, 1 },
 };
 
 static int prom_audit(const struct md_src *src, struct md_emit *p)
@@ -297,6 +301,74 @@ static int prom_audit(const struct md_src *src, struct md_emit *p)
 			md_prom_int(p, audit_keys[i].name, v, NULL);
 	}
 	md_free_kvs(&k);
+	return 0;
+}
+
+/* A bad domain sorts first: the ones an alert is about are never cut off. */
+static int domain_bad(const struct md_domain_row *r)
+{
+	return !strcmp(r->verdict, "mismatch") || !strcmp(r->verdict, "underflow");
+}
+
+/*
+ * The writeback domains (a module older than them has no file: nothing),
+ * at most @max of them, bad ones first: bytes per counter and view, and
+ * each one's verdict.
+ */
+static int prom_domains(const struct md_src *src, struct md_emit *p, long page_size, long max)
+{
+	static const char *const views[] = { "kernel", "scan" };
+	char err[MD_ERRLEN], id[32];
+	struct md_domains d;
+	size_t *pick, n = 0, i;
+	int pass, v, ret = md_read_domains(src, &d, err, 1);
+
+	if (ret == MD_UNREADABLE)
+		return 0;
+	if (ret)
+		return md_err(src, "%s/%s", src->root, err);
+	pick = calloc(d.n + 1, sizeof(*pick));
+	if (!pick) {
+		md_free_domains(&d);
+		return md_err(src, "out of memory");
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < d.n; i++)
+			if (domain_bad(&d.rows[i]) == !pass &&
+			    (pass == 0 || max < 0 || n < (size_t)max))
+				pick[n++] = i;
+	md_prom_family(p, "memcg_dirty_domains_status", "gauge",
+		       "1 for the writeback domains' worst verdict (busy: counts moved while the module scanned, not judged).");
+	md_prom_int(p, "memcg_dirty_domains_status", 1, "verdict", d.verdict, NULL);
+	md_prom_family(p, "memcg_dirty_domain_bytes", "gauge",
+		       "A writeback domain's (bdi and cgroup) WB_RECLAIMABLE and WB_WRITEBACK, in the kernel's view and the scan's; the kernel's below 0 is a bug.");
+	for (i = 0; i < n; i++) {
+		const struct md_domain_row *r = &d.rows[pick[i]];
+		long long val[2][2] = {
+			{ r->reclaimable_kernel, r->reclaimable_scan },
+			{ r->writeback_kernel, r->writeback_scan },
+		};
+
+		snprintf(id, sizeof(id), "%llu", r->id);
+		for (v = 0; v < 4; v++) {
+			if (v == 3 && !r->writeback_judged)
+				continue;
+			md_prom_int(p, "memcg_dirty_domain_bytes", val[v / 2][v % 2] * page_size,
+				    "bdi", r->bdi, "cgroup", r->cgroup, "id", id,
+				    "counter", v / 2 ? "writeback" : "reclaimable", "view", views[v % 2],
+				    NULL);
+		}
+	}
+	md_prom_family(p, "memcg_dirty_domain_verdict", "gauge", "1 for a writeback domain's verdict.");
+	for (i = 0; i < n; i++) {
+		const struct md_domain_row *r = &d.rows[pick[i]];
+
+		snprintf(id, sizeof(id), "%llu", r->id);
+		md_prom_int(p, "memcg_dirty_domain_verdict", 1, "bdi", r->bdi, "cgroup", r->cgroup,
+			    "id", id, "verdict", r->verdict, NULL);
+	}
+	free(pick);
+	md_free_domains(&d);
 	return 0;
 }
 
@@ -395,6 +467,8 @@ static int write_prom(const struct prom_args *a, FILE *f)
 	prom_cgroups(&p, a->page_size, &s, cg, n);
 	prom_aggregates(&p, a->page_size, &s, n);
 	ret = prom_module(a->src, &p);
+	if (!ret)
+		ret = prom_domains(a->src, &p, a->page_size, a->max_cgroups);
 out:
 	for (i = 0; i < n; i++) {
 		free(cg[i].label);

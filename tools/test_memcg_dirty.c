@@ -803,6 +803,115 @@ static void test_lockdown(void)
 	CHECK(md_parse_lockdown("[confidentiality]\n", mode, 8), "lockdown: too long for the buffer");
 }
 
+static const char *DOMAINS_OK =
+	"verdict ok\njudged yes\ndomains 9\nshown 2\nunseen 0\n"
+	"bdi 254:0 cgroup / id 1 reclaimable kernel 3 scan 3 writeback kernel 1 scan 1 verdict ok\n"
+	"bdi 254:0 cgroup /with\\040space id 13 reclaimable kernel 512 scan 512 writeback kernel 0 scan 0 verdict ok\n";
+
+/* The writeback domains: the file, the command, and their part in check. */
+static void test_domains(void)
+{
+	struct md_domains d;
+	char e[MD_ERRLEN], text[1024];
+	int rc;
+
+	CHECK(!md_parse_domains(DOMAINS_OK, &d, e) && d.n == 2 && d.judged && d.domains == 9 &&
+	      !strcmp(d.rows[1].cgroup, "/with space") && d.rows[1].reclaimable_kernel == 512 &&
+	      d.rows[0].writeback_judged && !strcmp(d.rows[0].verdict, "ok"),
+	      "domains parse: %s", e);
+	md_free_domains(&d);
+	CHECK(!md_parse_domains("verdict unavailable\nreason bdi_list_not_found\n", &d, e) &&
+	      !strcmp(d.verdict, "unavailable") && !strcmp(d.reason, "bdi_list_not_found"),
+	      "domains parse: unavailable: %s", e);
+	md_free_domains(&d);
+	CHECK(!md_parse_domains("verdict busy\njudged no\ndomains 1\nshown 1\nunseen 4\n"
+				"bdi 0:45 cgroup /f id 7 reclaimable kernel 2 scan 1 writeback kernel 9 scan - verdict busy\n",
+				&d, e) && !d.judged && d.unseen == 4 && !d.rows[0].writeback_judged,
+	      "domains parse: busy, writeback not judged: %s", e);
+	md_free_domains(&d);
+	CHECK(md_parse_domains("verdict ok\njudged yes\ndomains 1\nshown 2\nunseen 0\n"
+			       "bdi 254:0 cgroup / id 1 reclaimable kernel 3 scan 3 writeback kernel 1 scan 1 verdict ok\n",
+			       &d, e) && strstr(e, "line 4"), "domains parse: shown and rows apart (%s)", e);
+	CHECK(md_parse_domains("verdict ok\njudged yes\ndomains 1\nshown 1\nunseen 0\n"
+			       "bdi 254:0 cgroup / id 1 reclaimable kernel x scan 3 writeback kernel 1 scan 1 verdict ok\n",
+			       &d, e) && strstr(e, "line 6"), "domains parse: a bad count (%s)", e);
+	CHECK(md_parse_domains("verdict fine\njudged yes\ndomains 0\nshown 0\nunseen 0\n", &d, e),
+	      "domains parse: an unknown verdict");
+	CHECK(md_parse_domains("verdict ok\njudged yes\n", &d, e), "domains parse: a short head");
+
+	fixture_good();
+	rc = run(out, sizeof(out), err, sizeof(err), "domains", NULL);
+	CHECK(rc == 2 && strstr(err, "domains"), "domains without the file: exit 2 (%d): %s", rc, err);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", NULL);
+	CHECK(rc == 0 && !strstr(out, "writeback domains"),
+	      "check without the domains file (an older module): as before (%d):\n%s%s", rc, out, err);
+	put("domains", DOMAINS_OK);
+	rc = run(out, sizeof(out), err, sizeof(err), "domains", NULL);
+	CHECK(rc == 0 && strstr(out, "writeback domains: ok, judged") && strstr(out, "/with space") &&
+	      strstr(out, "512"), "domains: ok exits 0 (%d):\n%s%s", rc, out, err);
+	rc = run(out, sizeof(out), err, sizeof(err), "domains", "--json", NULL);
+	CHECK(rc == 0 && strstr(out, "\"cgroup\":\"/with space\"") &&
+	      strstr(out, "\"reclaimable_scan\":512") && strstr(out, "\"exit\":0"),
+	      "domains --json (%d):\n%s", rc, out);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", NULL);
+	CHECK(rc == 0 && !strstr(out, "writeback domains"), "check with ok domains (%d):\n%s", rc, out);
+	put("domains", "verdict busy\njudged no\ndomains 1\nshown 0\nunseen 0\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "domains", NULL);
+	CHECK(rc == 0 && strstr(out, "not judged"), "domains: busy exits 0 (%d):\n%s", rc, out);
+	rc = run(out, sizeof(out), err, sizeof(err), "domains", "--strict", NULL);
+	CHECK(rc == 3, "domains --strict: busy exits 3 (%d)", rc);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", "--strict", NULL);
+	CHECK(rc == 3, "check --strict: busy domains exit 3 (%d):\n%s", rc, out);
+	snprintf(text, sizeof(text), "verdict underflow\njudged yes\ndomains 2\nshown 2\nunseen 0\n"
+		 "bdi 254:16 cgroup /a id 10 reclaimable kernel 891 scan 0 writeback kernel 0 scan 0 verdict mismatch\n"
+		 "bdi 254:16 cgroup /a/b id 11 reclaimable kernel -891 scan 0 writeback kernel 0 scan 0 verdict underflow\n");
+	put("domains", text);
+	rc = run(out, sizeof(out), err, sizeof(err), "domains", NULL);
+	CHECK(rc == 1 && strstr(out, "-891") && strstr(out, "underflow"),
+	      "domains: a bad domain exits 1 (%d):\n%s", rc, out);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", NULL);
+	CHECK(rc == 1 && strstr(out, "(writeback domains) underflow (memcg-dirty domains)"),
+	      "check: a bad domain exits 1, and says where to look (%d):\n%s", rc, out);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", "/a", NULL);
+	CHECK(rc == 0, "check CGROUP: a cgroup's own counters only (%d):\n%s", rc, out);
+	{
+		char path[300], *prom;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/out.prom", root);
+		rc = run(out, sizeof(out), err, sizeof(err), "--prometheus", path, "--max-cgroups", "1",
+			 NULL);
+		prom = calloc(1, 1 << 16);
+		f = fopen(path, "r");
+		if (f && prom) {
+			size_t n = fread(prom, 1, (1 << 16) - 1, f);
+
+			prom[n] = '\0';
+		}
+		if (f)
+			fclose(f);
+		CHECK(rc == 0 && prom && !md_prom_validate(prom, e) &&
+		      strstr(prom, "memcg_dirty_domains_status{verdict=\"underflow\"} 1") &&
+		      strstr(prom, "memcg_dirty_domain_bytes{bdi=\"254:16\",cgroup=\"/a/b\",id=\"11\",counter=\"reclaimable\",view=\"kernel\"} -3649536") &&
+		      strstr(prom, "memcg_dirty_domain_verdict{bdi=\"254:16\",cgroup=\"/a\",id=\"10\",verdict=\"mismatch\"} 1"),
+		      "textfile: the domains, bad ones past --max-cgroups (%d, %s):\n%s%s", rc, e,
+		      prom ? prom : "", err);
+		free(prom);
+	}
+	put("domains", "verdict unavailable\nreason bdi_list_not_found\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "domains", NULL);
+	CHECK(rc == 3 && strstr(out, "unavailable (bdi_list_not_found)"),
+	      "domains: unavailable exits 3 (%d):\n%s", rc, out);
+	put("domains", "verdict ok\njudged\n");
+	rc = run(out, sizeof(out), err, sizeof(err), "domains", NULL);
+	CHECK(rc == 2 && strstr(err, "domains"), "domains: garbled exits 2 (%d): %s", rc, err);
+	rc = run(out, sizeof(out), err, sizeof(err), "check", NULL);
+	CHECK(rc == 2 && strstr(err, "domains"), "check: garbled domains exit 2 (%d): %s", rc, err);
+	rc = run(out, sizeof(out), err, sizeof(err), "domains", "/a", NULL);
+	CHECK(rc == 2, "domains takes no cgroup (%d)", rc);
+	fixture_good();
+}
+
 static void test_not_loaded(void)
 {
 	int rc;
@@ -826,6 +935,7 @@ int main(void)
 	test_writeback();
 	test_old_module();
 	test_lockdown();
+	test_domains();
 	test_not_loaded();
 	snprintf(out, sizeof(out), "rm -rf %s", root);
 	if (system(out))
