@@ -44,6 +44,11 @@ md_check "textfile has md_cli/a's ledger bytes" \
 	grep -q "memcg_dirty_bytes{cgroup=\"/md_cli/a\",source=\"ledger\"} $(($(md_stat md_cli/a dirty) * PS))" /tmp/md.prom
 md_check "probes view" sh -c "memcg-dirty probes | grep -q writeback_dirty_folio"
 md_check "scan runs" sh -c "memcg-dirty scan | grep -q 'scan took'"
+# the writeback domains: judged once nothing moves while the module scans
+md_check "domains: judged, ok, exit 0" md_poll 50 sh -c "memcg-dirty domains > /tmp/md.dom && grep -q '^writeback domains: ok, judged' /tmp/md.dom"
+md_diag "$(head -n 3 /tmp/md.dom | tr '\n' ' ')"
+md_check "domains --json: the verdict and the exit" sh -c "memcg-dirty domains --json | grep -q '\"exit\":0'"
+md_check "textfile has the domains' status" grep -q '^memcg_dirty_domains_status{verdict=' /tmp/md.prom
 md_check "rates prints plain lines off a tty" sh -c "memcg-dirty rates -n 0.5 -c 1 | grep -q '/md_cli/a dirty='"
 echo "miss dirtied 1" > "$MD/inject"
 memcg-dirty check > /dev/null
