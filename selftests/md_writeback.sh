@@ -10,7 +10,8 @@
 # counter's verdict, ledger suspect, is the cgroup's, and check, summary,
 # events and the global check name the counter.  Pages held under
 # writeback (md_wb_hold_disk) give all three views strictly equal with
-# every page in flight, and a module loaded while they are held starts
+# every page in flight (and their writeback domain's WB_WRITEBACK as many,
+# kernel as scan), and a module loaded while they are held starts
 # unsynced, takes them as its base, then counts their ends.
 . ./lib.sh
 md_require_writers
@@ -173,6 +174,24 @@ else
 			v["writeback_ledger"], v["writeback_scan"] }' "$MD/cgroups/$1/check"
 	}
 	md_eq "held: writeback ok, strict, $K in all three views" "ok 1 $K $K $K" "$(wbcheck md_wb/h)"
+	# the writeback domain of md_wb/h on the loop's device: its WB_WRITEBACK
+	# holds the file's pages (the filesystem's metadata is the device
+	# inode's, in whichever domain that is), in the kernel's view and the
+	# scan's, from a judged read (nothing moves while they are held)
+	domwb() {
+		cat "$MD/domains" > "$MD_WORK/dom" && grep -q '^judged yes$' "$MD_WORK/dom" &&
+			awk '$1 == "bdi" && $4 == "/md_wb/h" { k += $14; s += $16 } END { print k + 0, s + 0 }' \
+				"$MD_WORK/dom"
+	}
+	i=0
+	while [ $i -lt 20 ] && ! dw=$(domwb); do
+		i=$((i + 1))
+		sleep 0.2
+	done
+	md_diag "held: md_wb/h's writeback domain, kernel and scan: $dw"
+	set -- $dw
+	md_check "held: its writeback domain holds the $H pages, kernel as scan" \
+		test "${1:-0}" -ge $H -a "${1:-0}" = "${2:-}"
 	md_reload || exit 1
 	md_wait_dir md_wb/h
 	md_check "reloaded while held: md_wb/h synced" md_wait_synced md_wb/h
