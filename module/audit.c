@@ -387,15 +387,17 @@ static void md_audit_pass(struct md_audit_stats *pass, unsigned int untrusted)
  * scan in which nothing moved (domains.c).  So one is scanned for when a
  * pass finds the machine quiet (no probe hit since the pass before) and
  * something happened since the last judged scan, or MD_AUDIT_DOMAINS_S
- * went by, or a bad verdict waits to be found again.  A scan walks all
- * memory (about 10 ms a GiB under the emulator): but for a confirmation,
+ * went by, or a bad verdict waits to be found again.  The scan is the
+ * domains' own (md_scan_domains()): the memcgs' checks and resyncs keep
+ * their scans.  It walks all memory (about 10 ms a GiB under the
+ * emulator): but for a confirmation,
  * the next waits MD_AUDIT_DOMAINS_SPACING times the last one's duration,
  * so that on a large machine they take at most 1 % of a CPU.
  */
 #define MD_AUDIT_DOMAINS_S		10
 #define MD_AUDIT_DOMAINS_SPACING	100
 static unsigned long md_audit_hits, md_audit_judged_hits;
-static u64 md_audit_judged_ns, md_audit_domains_ns;
+static u64 md_audit_judged_ns, md_audit_domains_ns, md_audit_domains_took_ns;
 
 /* Every probe hit, and every miss: a sum that moves with any count's change */
 static unsigned long md_audit_all_hits(void)
@@ -419,7 +421,7 @@ static void md_audit_domains(struct md_audit_stats *pass)
 	if (!quiet)
 		return;
 	mutex_lock(&md_mutex);
-	spacing = MD_AUDIT_DOMAINS_SPACING * md_last_scan.duration_ns;
+	spacing = MD_AUDIT_DOMAINS_SPACING * md_audit_domains_took_ns;
 	if (!md_domains_pending() &&
 	    (now - md_audit_domains_ns < spacing ||
 	     (hits == md_audit_judged_hits &&
@@ -428,7 +430,7 @@ static void md_audit_domains(struct md_audit_stats *pass)
 		return;
 	}
 	md_audit_domains_ns = now;
-	md_scan();
+	md_audit_domains_took_ns = md_scan_domains();
 	pass->domain_scans++;
 	if (md_domains_judged()) {
 		md_audit_judged_hits = hits;

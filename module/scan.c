@@ -67,7 +67,7 @@ static unsigned int md_untagged_nr[2], md_untagged_cur;
  * does not write back (ramfs), locked in passing, only makes one scan a
  * lower bound.
  */
-static void md_scan_busy(struct folio *folio, struct md_scan_info *info)
+static void md_scan_busy(struct folio *folio, struct md_scan_info *info, bool domains_only)
 {
 	struct address_space *mapping = READ_ONCE(folio->mapping);
 	struct mem_cgroup *memcg;
@@ -78,8 +78,10 @@ static void md_scan_busy(struct folio *folio, struct md_scan_info *info)
 	    ((unsigned long)mapping & MD_MAPPING_FLAGS))
 		return;
 	nr = folio_nr_pages(folio);
-	info->busy += nr;
 	md_domains_scan_busy(nr);
+	if (domains_only)
+		return;
+	info->busy += nr;
 	memcg = folio_memcg(folio);
 	e = memcg ? md_entry_lookup(memcg) : NULL;
 	if (e)
@@ -165,7 +167,8 @@ static void md_scan_untagged(struct folio *folio, struct address_space *mapping,
  * charge moving all hold the folio lock); a folio we cannot lock is counted
  * as busy instead of guessed at.  Returns the pages to skip after @page.
  */
-static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
+static unsigned long md_scan_page(struct page *page, struct md_scan_info *info,
+				  bool domains_only)
 {
 	struct folio *folio = page_folio(page);
 	struct address_space *mapping;
@@ -181,19 +184,21 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info)
 		/* frozen for a split, or being freed: either way in flux */
 		if (folio_ref_count(folio) == 0 && folio_test_large(folio) &&
 		    folio_test_dirty(folio))
-			md_scan_busy(folio, info);
+			md_scan_busy(folio, info, domains_only);
 		return 0;
 	}
 	if (unlikely(page_folio(page) != folio))
 		goto put;
 	if (!folio_trylock(folio)) {
-		md_scan_busy(folio, info);
+		md_scan_busy(folio, info, domains_only);
 		goto put;
 	}
 	nr = folio_nr_pages(folio);
 	skip = nr - 1;
 	mapping = folio_mapping(folio);
 	md_domains_scan_folio(folio, mapping, nr);
+	if (domains_only)
+		goto unlock;
 	if (folio_test_writeback(folio)) {
 		memcg = folio_memcg(folio);
 		e = memcg ? md_entry_get(memcg, GFP_ATOMIC) : NULL;
@@ -243,7 +248,7 @@ static void md_scan_resched(void)
  * tail pages alike; only dirty candidates get the careful look.  A pfn of
  * another node inside this node's span is left to that node's pass.
  */
-static void md_scan_node(int nid, struct md_scan_info *info)
+static void md_scan_node(int nid, struct md_scan_info *info, bool domains_only)
 {
 	unsigned long pfn = node_start_pfn(nid), end = node_end_pfn(nid);
 	unsigned long next;
@@ -261,7 +266,7 @@ static void md_scan_node(int nid, struct md_scan_info *info)
 				     (BIT(PG_dirty) | BIT(PG_writeback)))) ||
 			    page_to_nid(page) != nid)
 				continue;
-			pfn += md_scan_page(page, info);
+			pfn += md_scan_page(page, info, domains_only);
 		}
 		if (!(pfn & 1023))
 			md_scan_resched();
@@ -379,7 +384,7 @@ void md_scan(void)
 	start = ktime_get_ns();
 	rcu_read_lock();
 	for_each_online_node(nid)
-		md_scan_node(nid, &info);
+		md_scan_node(nid, &info, false);
 	md_scan_shadow();
 	rcu_read_unlock();
 	info.duration_ns = ktime_get_ns() - start;
@@ -394,6 +399,46 @@ void md_scan(void)
 	}
 	md_domains_scan_end(still);
 	md_last_scan = info;
+}
+
+/*
+ * A scan for the writeback domains alone, the audit's (domains.c): the
+ * same walk, but no memcg's scan figures, shadow or untagged folios are
+ * touched, so that the memcgs' checks and resyncs go on from their own
+ * scans, whatever the audit's cadence.  Still, for the domains' verdicts,
+ * when no ledger entry's sequence moved and none had an event in flight
+ * at the start (md_scan()'s own test, summed).  Returns its duration.
+ */
+u64 md_scan_domains(void)
+{
+	struct md_scan_info info = { };
+	struct md_entry *e;
+	bool still = true;
+	long seqs = 0;
+	u64 start;
+	int nid;
+
+	lockdep_assert_held(&md_mutex);
+	md_ledger_list_fresh();
+	list_for_each_entry(e, &md_entries, node) {
+		seqs += md_entry_seq(e);
+		still = still && !md_entry_inflight(e);
+	}
+	md_domains_scan_begin();
+	synchronize_rcu();
+	start = ktime_get_ns();
+	rcu_read_lock();
+	for_each_online_node(nid)
+		md_scan_node(nid, &info, true);
+	rcu_read_unlock();
+	start = ktime_get_ns() - start;
+	synchronize_rcu();
+	/* an entry listed or freed meanwhile leaves the sum apart: not still */
+	md_ledger_list_fresh();
+	list_for_each_entry(e, &md_entries, node)
+		seqs -= md_entry_seq(e);
+	md_domains_scan_end(still && !seqs);
+	return start;
 }
 
 /*

@@ -26,6 +26,7 @@ struct md_scan_info {
 extern struct md_scan_info md_last_scan;
 
 void md_scan(void);
+u64 md_scan_domains(void);
 u64 md_scan_age_ms(void);
 void md_scan_ref(struct md_entry *e, long seq);
 
