@@ -33,7 +33,7 @@ W=$MD_WORK
 secs() { awk '{ printf "%d\n", $1 }' /proc/uptime; }
 
 # the audit's counters, summed over the loads of this run
-TOTAL_KEYS="audits differed escalations bad_verdicts unconfirmed printed warned watches"
+TOTAL_KEYS="audits differed escalations bad_verdicts unconfirmed printed warned watches domain_scans domain_bad"
 for k in $TOTAL_KEYS; do eval "sum_$k=0"; done
 add_audit() {
 	for k in $TOTAL_KEYS; do
@@ -122,7 +122,8 @@ wait
 add_audit
 # shellcheck disable=SC2154 # the sum_* are assigned by eval, above
 md_diag "$SOAK s: $sum_audits audits, $sum_differed differed, $sum_escalations escalated, $sum_unconfirmed unconfirmed," \
-	"$n cgroups churned, $offlines CPU offlines, hog: $(cat "$W/hog.out" 2>/dev/null)"
+	"$sum_domain_scans scans for the writeback domains, $n cgroups churned, $offlines CPU offlines," \
+	"hog: $(cat "$W/hog.out" 2>/dev/null)"
 md_diag "watch: ${watch_head:-never armed}"
 md_check "the module was reloaded under load" test $reloaded = 1
 md_check "the audits ran (at least one per 2 s)" test "$sum_audits" -ge $((SOAK / 2))
