@@ -51,6 +51,7 @@
 #include "compat.h"
 #include "domains.h"
 #include "ledger.h"
+#include "shadow.h"
 
 #define MD_DOMAIN_PATH	96	/* a cgroup path longer than this ends in "..." */
 #define MD_DOMAINS_MAX	4096	/* domains one scan judges */
@@ -110,6 +111,8 @@ struct md_domain_told {
 	u64 cgid;
 	s64 kernel[MD_NR_DOMAIN_ITEMS];
 	enum md_domain_verdict verdict;
+	u64 found_ns;			/* pending: when first found */
+	bool below;			/* pending: the kernel below the pages */
 };
 
 static struct md_domain_told md_pending[MD_DOMAINS_TOLD];
@@ -424,17 +427,38 @@ void md_domains_show(struct seq_file *m)
 			md_domain_print(m, &v->rows[i]);
 }
 
-static void md_told_set(struct md_domain_told *t, struct md_domain *d)
+/*
+ * Pages the scan finds and the kernel has not counted: the shape of a
+ * dirtier in its gap.  folio_clear_dirty_for_io() leaves the dirty tag
+ * until the writeback starts, and a dirtier that sets PG_dirty meanwhile
+ * and is kept off its CPU past that start leaves a folio dirty, tagged and
+ * not counted yet, with nothing moving (scan.c, md_scan_tagged()).  No
+ * such gap is taken to last uncounted_ms (shadow.c): a count below the
+ * pages must stand that long before it is told.
+ */
+static bool md_domain_below_pages(struct md_domain *d)
+{
+	int i;
+
+	for (i = 0; i < MD_NR_DOMAIN_ITEMS; i++)
+		if (d->kernel[i] >= 0 && d->kernel[i] < d->scan[i])
+			return true;
+	return false;
+}
+
+static void md_told_set(struct md_domain_told *t, struct md_domain *d, u64 found_ns)
 {
 	t->wb = d->wb;
 	t->cgid = d->cgid;
 	memcpy(t->kernel, d->kernel, sizeof(d->kernel));
 	t->verdict = d->verdict;
+	t->found_ns = found_ns;
+	t->below = md_domain_below_pages(d);
 }
 
 /* @d in @list: the same domain with the same counts, or (@by_verdict) verdict */
-static bool md_told_find(struct md_domain_told *list, int nr, struct md_domain *d,
-			 bool by_verdict)
+static struct md_domain_told *md_told_find(struct md_domain_told *list, int nr,
+					   struct md_domain *d, bool by_verdict)
 {
 	int i;
 
@@ -443,9 +467,9 @@ static bool md_told_find(struct md_domain_told *list, int nr, struct md_domain *
 			continue;
 		if (by_verdict ? list[i].verdict == d->verdict :
 		    !memcmp(list[i].kernel, d->kernel, sizeof(d->kernel)))
-			return true;
+			return &list[i];
 	}
-	return false;
+	return NULL;
 }
 
 static void md_domain_tell(struct md_domain *d, bool warn)
@@ -461,23 +485,33 @@ static void md_domain_tell(struct md_domain *d, bool warn)
 	     d->kernel[MD_D_WRITEBACK], d->scan[MD_D_WRITEBACK]);
 }
 
+/* A bad verdict waits for a judged scan that may confirm it now. */
 bool md_domains_pending(void)
 {
+	u64 now = ktime_get_ns();
+	int i;
+
 	lockdep_assert_held(&md_mutex);
-	return md_nr_pending;
+	for (i = 0; i < md_nr_pending; i++)
+		if (!md_pending[i].below || now - md_pending[i].found_ns >= md_uncounted_ns())
+			return true;
+	return false;
 }
 
 /*
  * After a scan of the audit's: a bad verdict of a judged scan is held
- * until the next judged scan finds it with the same counts (a bug's
- * offset stays), then told once per domain and verdict: a console line,
- * and with @warn a WARN.
+ * until a later judged scan finds it with the same counts (a bug's offset
+ * stays), uncounted_ms later at least where the kernel counts fewer pages
+ * than there are (md_domain_below_pages()), then told once per domain and
+ * verdict: a console line, and with @warn a WARN.
  * Returns the domains told now.
  */
 unsigned int md_domains_report(bool warn)
 {
 	static struct md_domain_told next[MD_DOMAINS_TOLD];
 	struct md_domain_view *v = &md_last;
+	struct md_domain_told *seen;
+	u64 now = ktime_get_ns();
 	int i, nr_next = 0;
 	unsigned int told = 0;
 
@@ -489,15 +523,17 @@ unsigned int md_domains_report(bool warn)
 
 		if (d->verdict < MD_D_MISMATCH || md_told_find(md_told, md_nr_told, d, true))
 			continue;
-		if (!md_told_find(md_pending, md_nr_pending, d, false)) {
+		seen = md_told_find(md_pending, md_nr_pending, d, false);
+		if (!seen || (md_domain_below_pages(d) &&
+			      now - seen->found_ns < md_uncounted_ns())) {
 			if (nr_next < MD_DOMAINS_TOLD)
-				md_told_set(&next[nr_next++], d);
+				md_told_set(&next[nr_next++], d, seen ? seen->found_ns : now);
 			continue;
 		}
 		md_domain_tell(d, warn);
 		told++;
 		if (md_nr_told < MD_DOMAINS_TOLD)
-			md_told_set(&md_told[md_nr_told++], d);
+			md_told_set(&md_told[md_nr_told++], d, now);
 	}
 	memcpy(md_pending, next, nr_next * sizeof(*next));
 	md_nr_pending = nr_next;
