@@ -394,8 +394,10 @@ void md_scan(void)
 	info.count = md_last_scan.count + 1;
 	md_ledger_list_fresh();	/* entries the scan took from the pool */
 	list_for_each_entry(e, &md_entries, node) {
-		still = still && md_entry_quiet(e, e->scan.seq0);
-		e->scan.valid = e->scan.valid && md_entry_quiet(e, e->scan.seq0);
+		bool quiet = md_entry_quiet(e, e->scan.seq0);
+
+		still = still && quiet;
+		e->scan.valid = e->scan.valid && quiet;
 	}
 	md_domains_scan_end(still);
 	md_last_scan = info;
