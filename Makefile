@@ -126,6 +126,8 @@ unit: $(TOOL_SRC) tools/test_memcg_dirty.c
 	$(B)/tools/test_memcg_dirty
 	@# the benchmark report's arithmetic and verdicts, on a fixture
 	sh bench/tests/test_report.sh
+	@# what the console and dmesg checks spare, on made-up logs
+	sh selftests/vm/test-kmsg-filter
 
 # libFuzzer on the parsers: FUZZ_SECONDS in make check, longer by hand.  It
 # starts from the checked-in corpus (FUZZ_CORPUS: the fixture trees' files, the

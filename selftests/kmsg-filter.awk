@@ -8,10 +8,13 @@
 #   counts those WARNs itself.  Any other warning there still counts.  The
 #   kernel's ring may have dropped a window's begin marker (a long suite on
 #   a small buffer): lines before the first marker seen are in a window
-#   when that marker is an end;
+#   when that marker is an end; and the ring may begin inside a report,
+#   whose tail up to its "end trace" is the audit's if its stack is;
 # - the kernel's echo of its command line, whose parameters may name what
 #   the patterns look for (rcupdate.rcu_cpu_stall_timeout=), and RCU's
 #   boot line saying that timeout.
+# A VM's console holds the boot's log, then the guest's dmesg again after
+# MEMCG_DIRTY_DMESG_BEGIN (selftests/vm/init): a stream of its own.
 function line(l) {
 	if (l ~ /Kernel command line: |(^|\] )Command line: |RCU CPU stall warnings timeout set to/)
 		return
@@ -30,16 +33,43 @@ function line(l) {
 	if (l ~ /---\[ end trace/)
 		warn = 0
 }
+# the stream's lines held before its first marker, in a window or not
+function replay(in_window,	i, j, k) {
+	expected = in_window
+	j = 0
+	if (in_window)
+		for (i = 1; i <= held && !j; i++) {
+			if (early[i] ~ /cut here|memcg_dirty: audit found/)
+				break
+			if (early[i] ~ /---\[ end trace/)
+				j = i
+		}
+	for (k = 1; k <= j; k++)
+		if (early[k] ~ /md_audit_fn|md_audit_report|md_domains_report/)
+			break
+	if (k > j)
+		j = 0		# not the audit's: every line counts
+	for (i = j + 1; i <= held; i++)
+		line(early[i])
+	held = 0
+}
+function stream() {
+	if (!marked)
+		replay(0)
+	marked = 0
+	expected = 0
+	oom = 0
+	warn = 0
+}
+/^MEMCG_DIRTY_DMESG_BEGIN/ {
+	stream()
+	print
+	next
+}
 !marked && /memcg_dirty selftest: expected audit warnings (begin|end)/ {
 	marked = 1
-	expected = $0 ~ /warnings end/
-	for (i = 1; i <= held; i++)
-		line(early[i])
+	replay($0 ~ /warnings end/)
 }
 !marked { early[++held] = $0; next }
 { line($0) }
-END {
-	if (!marked)
-		for (i = 1; i <= held; i++)
-			line(early[i])
-}
+END { stream() }
