@@ -67,7 +67,7 @@ static unsigned int md_untagged_nr[2], md_untagged_cur;
  * does not write back (ramfs), locked in passing, only makes one scan a
  * lower bound.
  */
-static void md_scan_busy(struct folio *folio, struct md_scan_info *info, bool domains_only)
+static void md_scan_busy(struct folio *folio, struct md_scan_info *info, bool for_domains)
 {
 	struct address_space *mapping = READ_ONCE(folio->mapping);
 	struct mem_cgroup *memcg;
@@ -78,9 +78,10 @@ static void md_scan_busy(struct folio *folio, struct md_scan_info *info, bool do
 	    ((unsigned long)mapping & MD_MAPPING_FLAGS))
 		return;
 	nr = folio_nr_pages(folio);
-	md_domains_scan_busy(nr);
-	if (domains_only)
+	if (for_domains) {
+		md_domains_scan_busy(nr);
 		return;
+	}
 	info->busy += nr;
 	memcg = folio_memcg(folio);
 	e = memcg ? md_entry_lookup(memcg) : NULL;
@@ -168,7 +169,7 @@ static void md_scan_untagged(struct folio *folio, struct address_space *mapping,
  * as busy instead of guessed at.  Returns the pages to skip after @page.
  */
 static unsigned long md_scan_page(struct page *page, struct md_scan_info *info,
-				  bool domains_only)
+				  bool for_domains)
 {
 	struct folio *folio = page_folio(page);
 	struct address_space *mapping;
@@ -184,21 +185,22 @@ static unsigned long md_scan_page(struct page *page, struct md_scan_info *info,
 		/* frozen for a split, or being freed: either way in flux */
 		if (folio_ref_count(folio) == 0 && folio_test_large(folio) &&
 		    folio_test_dirty(folio))
-			md_scan_busy(folio, info, domains_only);
+			md_scan_busy(folio, info, for_domains);
 		return 0;
 	}
 	if (unlikely(page_folio(page) != folio))
 		goto put;
 	if (!folio_trylock(folio)) {
-		md_scan_busy(folio, info, domains_only);
+		md_scan_busy(folio, info, for_domains);
 		goto put;
 	}
 	nr = folio_nr_pages(folio);
 	skip = nr - 1;
 	mapping = folio_mapping(folio);
-	md_domains_scan_folio(folio, mapping, nr);
-	if (domains_only)
+	if (for_domains) {
+		md_domains_scan_folio(folio, mapping, nr);
 		goto unlock;
+	}
 	if (folio_test_writeback(folio)) {
 		memcg = folio_memcg(folio);
 		e = memcg ? md_entry_get(memcg, GFP_ATOMIC) : NULL;
@@ -248,7 +250,7 @@ static void md_scan_resched(void)
  * tail pages alike; only dirty candidates get the careful look.  A pfn of
  * another node inside this node's span is left to that node's pass.
  */
-static void md_scan_node(int nid, struct md_scan_info *info, bool domains_only)
+static void md_scan_node(int nid, struct md_scan_info *info, bool for_domains)
 {
 	unsigned long pfn = node_start_pfn(nid), end = node_end_pfn(nid);
 	unsigned long next;
@@ -266,7 +268,7 @@ static void md_scan_node(int nid, struct md_scan_info *info, bool domains_only)
 				     (BIT(PG_dirty) | BIT(PG_writeback)))) ||
 			    page_to_nid(page) != nid)
 				continue;
-			pfn += md_scan_page(page, info, domains_only);
+			pfn += md_scan_page(page, info, for_domains);
 		}
 		if (!(pfn & 1023))
 			md_scan_resched();
@@ -361,7 +363,6 @@ static void md_scan_shadow(void)
 void md_scan(void)
 {
 	struct md_scan_info info = { };
-	bool still = true;
 	struct md_entry *e;
 	u64 start;
 	int nid;
@@ -374,9 +375,7 @@ void md_scan(void)
 		e->scan.seq0 = md_entry_seq(e);
 		e->scan.seq_ref = e->scan.seq0;
 		e->scan.valid = !md_entry_inflight(e);
-		still = still && e->scan.valid;
 	}
-	md_domains_scan_begin();
 	synchronize_rcu();
 
 	md_shadow_scan_begin();
@@ -393,21 +392,18 @@ void md_scan(void)
 	info.when_ns = ktime_get_ns();
 	info.count = md_last_scan.count + 1;
 	md_ledger_list_fresh();	/* entries the scan took from the pool */
-	list_for_each_entry(e, &md_entries, node) {
-		bool quiet = md_entry_quiet(e, e->scan.seq0);
-
-		still = still && quiet;
-		e->scan.valid = e->scan.valid && quiet;
-	}
-	md_domains_scan_end(still);
+	list_for_each_entry(e, &md_entries, node)
+		e->scan.valid = e->scan.valid && md_entry_quiet(e, e->scan.seq0);
 	md_last_scan = info;
 }
 
 /*
- * A scan for the writeback domains alone, the audit's (domains.c): the
- * same walk, but no memcg's scan figures, shadow or untagged folios are
- * touched, so that the memcgs' checks and resyncs go on from their own
- * scans, whatever the audit's cadence.  Still, for the domains' verdicts,
+ * The scan of the writeback domains (domains.c), the audit's and the
+ * domains file's: the same walk, apart from md_scan() so that neither
+ * pays for the other's work per folio (the domains' costs an i_pages
+ * lock), and so that no memcg's scan figures, shadow or untagged folios
+ * are touched: the memcgs' checks and resyncs go on from their own scans,
+ * whatever the audit's cadence.  Still, for the domains' verdicts,
  * when no ledger entry's sequence moved and none had an event in flight
  * at the start (md_scan()'s own test, summed).  Returns its duration.
  */
