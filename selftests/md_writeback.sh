@@ -184,7 +184,7 @@ else
 				"$MD_WORK/dom"
 	}
 	i=0
-	while [ $i -lt 20 ] && ! dw=$(domwb); do
+	while [ $i -lt 50 ] && ! dw=$(domwb); do
 		i=$((i + 1))
 		sleep 0.2
 	done
