@@ -234,52 +234,6 @@ static void md_resync_base(struct md_entry *e, const long *events)
 }
 
 /*
- * A synced entry's counters to be based again (rows_unsynced: their
- * probes missed hits), each from this pass's scan as md_resync_base()
- * does, if @e was still through it (@events: scratch).  Where the kernel
- * reparents, only a live memcg with no dying member: a member's ledger,
- * which may be off too, is summed with its unit root's until it is freed
- * and carried, and the base takes out what was carried.  True once based.
- * Caller holds md_mutex.
- */
-static noinline bool md_resync_rows(struct md_entry *e, long *events)
-{
-	unsigned long rows = READ_ONCE(e->rows_unsynced);
-	struct mem_cgroup *memcg;
-	bool based = false, waits;
-	enum md_counter c;
-
-	if (!e->scan.valid || e->scan.busy)
-		return false;
-	memcg = md_entry_pin(e);
-	if (!memcg)
-		return false;
-	if (MD_KERNEL_REPARENTS) {
-		rcu_read_lock();
-		waits = css_is_dying(&memcg->css) || md_unit_member_next(memcg, NULL);
-		rcu_read_unlock();
-		if (waits)
-			goto out;	/* until its members are carried */
-	}
-	md_resync_events(e, events);
-	if (!md_entry_quiet(e, e->scan.seq0))
-		goto out;
-	for (c = 0; c < MD_NR_COUNTERS; c++)
-		if (rows & BIT(c))
-			md_resync_base_counter(e, c, events);
-	smp_mb();	/* the bases before the sequence read again */
-	if (md_entry_quiet(e, e->scan.seq0)) {
-		for (c = 0; c < MD_NR_COUNTERS; c++)
-			if (rows & BIT(c))
-				clear_bit(c, &e->rows_unsynced);
-		based = true;
-	}
-out:
-	css_put(&memcg->css);
-	return based;
-}
-
-/*
  * Where the kernel reparents, a unit's members take their bases together,
  * from one scan.  The offlining of a dying member moves its folios to the
  * unit's root, with no event: a member based on an earlier scan, while it
@@ -320,6 +274,98 @@ static bool md_resync_members(struct mem_cgroup *root, bool commit, long *events
 	}
 	rcu_read_unlock();
 	return still;
+}
+
+/* @e's counters @rows based from this pass's scan, as md_resync_base() does. */
+static void md_resync_base_rows(struct md_entry *e, unsigned long rows, const long *events)
+{
+	enum md_counter c;
+
+	for (c = 0; c < MD_NR_COUNTERS; c++)
+		if (rows & BIT(c))
+			md_resync_base_counter(e, c, events);
+}
+
+/* @e's counters @rows no longer to be based, or to be based (@set). */
+static void md_resync_rows_mark(struct md_entry *e, unsigned long rows, bool set)
+{
+	enum md_counter c;
+
+	for (c = 0; c < MD_NR_COUNTERS; c++) {
+		if (!(rows & BIT(c)))
+			continue;
+		if (set)
+			set_bit(c, &e->rows_unsynced);
+		else
+			clear_bit(c, &e->rows_unsynced);
+	}
+}
+
+/*
+ * A synced entry's counters to be based again (rows_unsynced: their
+ * probes missed hits), each from this pass's scan as md_resync_base()
+ * does, if @e was still through it (@events: scratch).  Where the kernel
+ * reparents, a unit's rows are based together, from one scan, as
+ * md_resync_members() bases its members: a dying member's ledger, which
+ * may be off too, is summed with its root's, and a dying memcg need not
+ * ever be freed and carried (a unit that waited for that stayed unsynced
+ * for good: md_audit_preload.sh on 7.3).  So a dying member hands its rows
+ * on to its root and waits; a root's rows are based only in a pass in
+ * which each member with an entry is still too, and those rows of every
+ * member with them.  No kernel offset is taken again: the probes missed
+ * the ledger's events, not the kernel's counts, and what the unit carried
+ * when it synced stands (what was seen is never absorbed again).  True
+ * once based.  Caller holds md_mutex.
+ */
+static noinline bool md_resync_rows(struct md_entry *e, long *events)
+{
+	unsigned long rows = READ_ONCE(e->rows_unsynced);
+	struct mem_cgroup *memcg, *pos;
+	struct md_entry *m;
+	bool based = false;
+
+	memcg = md_entry_pin(e);
+	if (!memcg)
+		return false;
+	if (MD_KERNEL_REPARENTS && css_is_dying(&memcg->css)) {
+		/* its root is based with it, even a root whose rows were */
+		rcu_read_lock();
+		m = md_entry_lookup(md_unit_root(memcg));
+		if (m)
+			md_resync_rows_mark(m, rows, true);
+		rcu_read_unlock();
+		goto out;
+	}
+	if (!e->scan.valid || e->scan.busy ||
+	    (MD_KERNEL_REPARENTS && !md_resync_members(memcg, false, NULL)))
+		goto out;
+	md_resync_events(e, events);
+	if (!md_entry_quiet(e, e->scan.seq0))
+		goto out;
+	md_resync_base_rows(e, rows, events);
+	/*
+	 * the members' with them, done: if the unit was not still after all,
+	 * its root's rows are based again with theirs in another pass
+	 */
+	rcu_read_lock();
+	for (pos = NULL; (pos = md_unit_member_next(memcg, pos));) {
+		m = md_entry_lookup(pos);
+		if (!m)
+			continue;
+		md_resync_events(m, events);
+		md_resync_base_rows(m, rows, events);
+		md_resync_rows_mark(m, rows, false);
+	}
+	rcu_read_unlock();
+	smp_mb();	/* the bases before the sequences read again */
+	if (md_entry_quiet(e, e->scan.seq0) &&
+	    (!MD_KERNEL_REPARENTS || md_resync_members(memcg, false, NULL))) {
+		md_resync_rows_mark(e, rows, false);
+		based = true;
+	}
+out:
+	css_put(&memcg->css);
+	return based;
 }
 
 /* What the last scan found in @re's unit (of @root).  Under RCU. */
