@@ -687,11 +687,16 @@ md_reported() {
 	[ "$(md_lines "$1" "$2")" != 0 ]
 }
 
+# md_marked_lines RE: kernel lines that match RE (awk) between the last
+# pair of markers (this test's: an earlier test of the same boot has its own)
+md_marked_lines() {
+	dmesg | awk -v re="$1" '/expected audit warnings begin/ { on = 1; n = 0 }
+		/expected audit warnings end/ { on = 0 } on && $0 ~ re { n++ } END { print n + 0 }'
+}
+
 # md_marked_warnings: kernel warnings between the last pair of markers
-# (this test's: an earlier test of the same boot has its own)
 md_marked_warnings() {
-	dmesg | awk '/expected audit warnings begin/ { on = 1; n = 0 } /expected audit warnings end/ { on = 0 }
-		on && /WARNING:/ { n++ } END { print n + 0 }'
+	md_marked_lines 'WARNING:'
 }
 
 # md_audits_pass N: wait until N more audits have run

@@ -436,12 +436,9 @@ done
 # is put right first: the domains' audit may report that (once), and
 # nothing else of the zoo's
 # (within this test's markers: md_domains.sh's own come before)
-marked() {
-	dmesg | awk -v re="$1" '/expected audit warnings begin/ { n = 0 } $0 ~ re { n++ } END { print n + 0 }'
-}
-doms=$(marked "memcg_dirty: audit found .* in the writeback domain of memory cgroup")
+doms=$(md_marked_lines "memcg_dirty: audit found .* in the writeback domain of memory cgroup")
 md_eq "the writeback domains' WARNs: class 1's alone" "$doms" \
-	"$(marked "memcg_dirty: audit found underflow in the writeback domain of memory cgroup /md_zoo1 ")"
+	"$(md_marked_lines "memcg_dirty: audit found underflow in the writeback domain of memory cgroup /md_zoo1 ")"
 md_check "at most one of them" test "$doms" -le 1
 md_eq "one kernel warning per memcg in all, and class 1's domain's" "$((n + doms))" "$(md_marked_warnings)"
 md_eq "the shadow reported one page in all (class 1's)" 1 "$(awk '$1 == "shadow_reported" { print $2 }' "$MD/version")"
