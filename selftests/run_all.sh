@@ -31,9 +31,12 @@ echo "1..$(echo $tests | wc -w)"
 for t in $tests; do
 	n=$((n + 1))
 	echo "# selftests: memcg_dirty: $t"
+	begun=$(date +%s)
 	timeout "${timeout:-900}" sh "./$t" > "$out" 2>&1
 	rc=$?
 	sed 's/^/# /' "$out"
+	# how long it took: what make check's time is spent on
+	echo "# time: $t $(($(date +%s) - begun)) s"
 	case $rc in
 	0) pass=$((pass + 1)); echo "ok $n selftests: memcg_dirty: $t" ;;
 	4) skip=$((skip + 1)); echo "ok $n selftests: memcg_dirty: $t # SKIP" ;;
