@@ -269,22 +269,25 @@ check-audit: modules-all helpers
 	@scripts/check-audit $(VM_KVERS)
 	@scripts/proof-record check-audit $(PROOF_T0) $(VM_KVERS)
 
+# where make check's time goes: each step's header says how far in it starts
+CHECK_AT = at $$(($$(date +%s) - $(PROOF_T0))) s
+
 check: deps
-	@echo "== build (W=1) for: $(KVERS)"
+	@echo "== build (W=1) for: $(KVERS) ($(CHECK_AT))"
 	@$(MAKE) --no-print-directory modules-all helpers
-	@echo "== lint"
+	@echo "== lint ($(CHECK_AT))"
 	@$(MAKE) --no-print-directory lint
-	@echo "== unit tests and fuzzing of the CLI"
+	@echo "== unit tests and fuzzing of the CLI ($(CHECK_AT))"
 	@$(MAKE) --no-print-directory cli unit fuzz
-	@echo "== Prometheus: the rules' tests, the textfile (promtool)"
+	@echo "== Prometheus: the rules' tests, the textfile (promtool) ($(CHECK_AT))"
 	@$(MAKE) --no-print-directory prom
-	@echo "== dkms"
+	@echo "== dkms ($(CHECK_AT))"
 	@$(MAKE) --no-print-directory dkms-check
-	@echo "== Debian packages (lintian-clean)"
+	@echo "== Debian packages (lintian-clean) ($(CHECK_AT))"
 	@$(MAKE) --no-print-directory deb
-	@echo "== selftests in the VM"
+	@echo "== selftests in the VM ($(CHECK_AT))"
 	@$(MAKE) --no-print-directory vm-check
-	@echo "== make check: all passed"
+	@echo "== make check: all passed ($(CHECK_AT))"
 	@scripts/proof-record check $(PROOF_T0) $(VM_KVERS)
 
 # The debug kernel (scripts/debug-kernel: KASAN, lockdep, kmemleak, ... from
