@@ -122,6 +122,12 @@ static int md_stat_show(struct seq_file *m, void *v)
 	if (!memcg)
 		return -ENOENT;		/* freed while the file was open */
 
+	/*
+	 * A miss the probes already counted unsyncs its rows before they are
+	 * shown, as check, summary and events have it: else writeback_synced
+	 * says 1 of a row the next of those reads takes back.
+	 */
+	md_probes_log_missed();
 	for (c = 0; c < MD_NR_COUNTERS; c++)
 		settled &= md_stat_counter(m, e, memcg, c);
 	for (ev = 0; ev < MD_NR_EVENTS; ev++)

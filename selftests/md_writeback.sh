@@ -8,7 +8,8 @@
 # there in the kernel's writeback accounting, paired with the folio's start
 # or end.  A lost start or end is caught: the writeback
 # counter's verdict, ledger suspect, is the cgroup's, and check, summary,
-# events and the global check name the counter.  Pages held under
+# events and the global check name the counter, even after a miss that
+# nothing had logged yet when the loss was staged.  Pages held under
 # writeback (md_wb_hold_disk) give all three views strictly equal with
 # every page in flight (and their writeback domain's WB_WRITEBACK as many,
 # kernel as scan), and a module loaded while they are held starts
@@ -262,9 +263,24 @@ lost_starts() {
 	md_check "events: a ledger_underflow of md_wb/g, counter writeback" has_wb_event ledger_underflow md_wb/g
 }
 
+# wb_based CGROUP: CGROUP's writeback row based before a part stages its
+# drops.  A miss the probes counted unsyncs every row only once a file's
+# read or the audit logs it, and a row based again after the drops would
+# heal them; so M0 is taken first, and a miss after it is wb_real_miss's.
+wb_based_now() { [ "$(md_stat "$1" writeback_synced)" = 1 ]; }
+wb_based() {
+	md_check "$1: its writeback row based before the drops" md_resync_until wb_based_now "$1"
+}
+
+# a miss the probes counted and nothing logged yet, as a real one in the
+# sync above can be (the failure of make check on 6.1 when the parts took
+# M0 and staged at once): the lost ends must still be found
+md_inject miss wb_ended 1
 m0=$(wb_missed)
+wb_based md_wb/f
 lost_ends
 m0=$(wb_missed)
+wb_based md_wb/g
 lost_starts
 
 # a missed hit of wb_ended (as one inside another kprobe's handler): whose
@@ -272,7 +288,7 @@ lost_starts
 # a still scan, which heals md_wb/f's lost ends; the dirty counter stays
 # synced and audited, and nothing is untrusted
 md_inject miss wb_ended 1
-cat "$MD/events" > /dev/null	# the miss is logged, and acted on, when read
+# the stat's read logs the miss and acts on it: its rows say so at once
 md_eq "a miss: md_wb/f's writeback counter to be based again, the entry synced" "0 1" \
 	"$(md_stat md_wb/f writeback_synced) $(md_stat md_wb/f synced)"
 md_eq "a miss: the dirty counter's verdict stays ok" ok "$(md_chk md_wb/e dirty_verdict)"
