@@ -675,13 +675,19 @@ md_lines() {
 # of a bug staged when AUDITS0 audits had run; print how many audits it
 # took (audits, not seconds: the emulator's pace varies): the number of
 # the pass that printed it, less AUDITS0.  The pass running while the bug
-# was staged counts as the first.
+# was staged counts as the first.  A pass prints as it goes and adds to the
+# audit file's totals (printed_audit, bad_verdicts, warned) when it ends,
+# its domains' scan after its lines: those are waited for too.
 md_reported_within() {
-	if md_poll 600 md_reported "$1" "$2"; then
+	if md_poll 600 md_reported "$1" "$2" && md_poll 600 md_printed_since "$3"; then
 		echo $(($(md_audit printed_audit) - $3))
 	else
 		echo never
 	fi
+}
+# md_printed_since AUDITS0: a pass after AUDITS0 printed, and has ended
+md_printed_since() {
+	[ "$(md_audit printed_audit)" -gt "$1" ]
 }
 md_reported() {
 	[ "$(md_lines "$1" "$2")" != 0 ]

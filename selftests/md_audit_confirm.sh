@@ -87,7 +87,8 @@ while [ $n -lt 12 ] && ! md_reported mismatch "$id2" && ! md_reported underflow 
 done
 took=never
 for v in mismatch underflow; do
-	md_reported $v "$id2" && took="$(($(md_audit printed_audit) - a0)) ($v)"
+	md_reported $v "$id2" && md_poll 600 md_printed_since "$a0" &&
+		took="$(($(md_audit printed_audit) - a0)) ($v)"
 done
 echo "memcg_dirty selftest: expected audit warnings end" > /dev/kmsg
 md_diag "$(($(md_audit escalations) - e0)) escalations; reported after $took audits"
