@@ -292,14 +292,12 @@ md_inject miss wb_ended 1
 md_eq "a miss: md_wb/f's writeback counter to be based again, the entry synced" "0 1" \
 	"$(md_stat md_wb/f writeback_synced) $(md_stat md_wb/f synced)"
 md_eq "a miss: the dirty counter's verdict stays ok" ok "$(md_chk md_wb/e dirty_verdict)"
-rebased() { [ "$(md_stat md_wb/f writeback_synced)" = 1 ]; }
-md_check "a miss: md_wb/f based again (the resync's work)" md_poll 300 rebased
+md_check "a miss: md_wb/f based again (the resync's work)" md_poll 300 wb_based_now md_wb/f
 md_eq "a miss: md_wb/f's lost ends healed: ok, 0 in all three views" "ok ok 0 0 0" \
 	"$(awk '{ v[$1] = $2 } END { print v["verdict"], v["writeback_verdict"],
 		v["writeback_kernel"], v["writeback_ledger"], v["writeback_scan"] }' \
 		"$MD/cgroups/md_wb/f/check")"
-rebased_g() { [ "$(md_stat md_wb/g writeback_synced)" = 1 ]; }
-md_check "a miss: md_wb/g based again too" md_poll 300 rebased_g
+md_check "a miss: md_wb/g based again too" md_poll 300 wb_based_now md_wb/g
 md_eq "a miss: md_wb/g's lost starts healed" ok "$(md_chk md_wb/g writeback_verdict)"
 md_check "a miss: no verdict untrusted" sh -c "! grep -q untrusted $MD/cgroups/md_wb/f/check"
 md_release_writeback
