@@ -25,6 +25,11 @@
  *                                    their writeback started (sync_file_range
  *                                    WRITE), the file truncated at once;
  *                                    prints "rounds N"
+ *   mdfile churn   FILE STOP         until STOP exists or FILE is removed: a
+ *                                    page of FILE written and the file
+ *                                    truncated, over and over with no pause
+ *                                    (its memcg is never still through a page
+ *                                    scan); prints "rounds N"
  *   mdfile direct  FILE PAGES        O_DIRECT write over the first PAGES pages
  *   mdfile migrate FILE NODE         map the file, move_pages() it to NODE;
  *                                    prints "moved N of M"
@@ -171,6 +176,42 @@ static void do_wbtrunc(const char *file, long pages, long rounds)
 			die("sync_file_range", file);
 		if (ftruncate(fd, 0))
 			die("ftruncate", file);
+	}
+	printf("rounds %ld\n", rounds);
+	close(fd);
+	free(buf);
+}
+
+/*
+ * Whether a churn goes on: STOP not there and FILE still linked (a test
+ * that ended early and removed its directory stops it too).
+ */
+static int churn_goes_on(int fd, const char *stop)
+{
+	struct stat st;
+
+	return access(stop, F_OK) && !fstat(fd, &st) && st.st_nlink;
+}
+
+/*
+ * Asked every 64 rounds: the gap a round leaves between its truncation and
+ * the next write stays a few system calls long.
+ */
+static void do_churn(const char *file, const char *stop)
+{
+	char *buf = malloc(page_size);
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	long rounds = 0;
+
+	if (fd < 0 || !buf)
+		die("open", file);
+	memset(buf, 0x5a, page_size);
+	while (rounds % 64 || churn_goes_on(fd, stop)) {
+		if (pwrite(fd, buf, page_size, 0) != page_size)
+			die("pwrite", file);
+		if (ftruncate(fd, 0))
+			die("ftruncate", file);
+		rounds++;
 	}
 	printf("rounds %ld\n", rounds);
 	close(fd);
@@ -889,6 +930,8 @@ int main(int argc, char **argv)
 		do_syncrange(argv[2], parse_count(argv[3]), parse_count(argv[4]));
 	else if (argc == 5 && !strcmp(argv[1], "wbtrunc"))
 		do_wbtrunc(argv[2], parse_count(argv[3]), parse_count(argv[4]));
+	else if (argc == 4 && !strcmp(argv[1], "churn"))
+		do_churn(argv[2], argv[3]);
 	else if (argc == 4 && !strcmp(argv[1], "dontcache"))
 		do_dontcache(argv[2], parse_count(argv[3]));
 	else if (argc == 4 && !strcmp(argv[1], "direct"))
@@ -922,7 +965,8 @@ int main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "usage: mdfile write|fsync|dsync|mmap|mmapnosync FILE PAGES |\n"
 				"       dontneed FILE | dontcache FILE PAGES | direct FILE PAGES |\n"
-				"       wbtrunc FILE PAGES ROUNDS | syncrange FILE FIRST PAGES |\n"
+				"       wbtrunc FILE PAGES ROUNDS | churn FILE STOP |\n"
+				"       syncrange FILE FIRST PAGES |\n"
 				"       migrate FILE NODE |\n"
 				"       nodes FILE | largedirty FILE PAGES | folios FILE |\n"
 				"       mapwait FILE PAGES SECS | hog MB |\n"
