@@ -38,6 +38,7 @@
 #include "check.h"
 #include "compat.h"
 #include "domains.h"
+#include "inject_hooks.h"
 #include "ledger.h"
 #include "memcg.h"
 #include "points.h"
@@ -467,6 +468,8 @@ static void md_audit_fn(struct work_struct *work)
 		pass.untrusted_printed = true;
 	}
 
+	/* a reader that saw this pass's lines may read totals without them */
+	md_delay(MD_D_AUDIT_TOTALS);
 	spin_lock(&md_audit_stats_lock);
 	md_audit_totals.audits++;
 	md_audit_totals.last_ns = ktime_get_ns() - start;

@@ -41,6 +41,7 @@ static const struct {
 	[MD_D_QUIET]		= { "quiet",		false },
 	[MD_D_LOAD_FILES]	= { "load_files",	false },
 	[MD_D_OFFLINE]		= { "offline",		true },
+	[MD_D_AUDIT_TOTALS]	= { "audit_totals",	false },
 };
 
 static unsigned long md_delay_us[MD_NR_DELAYS];

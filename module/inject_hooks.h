@@ -38,6 +38,7 @@ enum md_delay_point {
 	MD_D_QUIET,		/* a check after its views: windows read, not the sequence */
 	MD_D_LOAD_FILES,	/* load: the debugfs files made, no entry yet */
 	MD_D_OFFLINE,		/* a memcg's offlining, before the kernel repoints its folios */
+	MD_D_AUDIT_TOTALS,	/* an audit pass: its lines printed, its totals not added */
 	MD_NR_DELAYS,
 };
 
