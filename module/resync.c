@@ -8,6 +8,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -279,26 +280,10 @@ static bool md_resync_members(struct mem_cgroup *root, bool commit, long *events
 /* @e's counters @rows based from this pass's scan, as md_resync_base() does. */
 static void md_resync_base_rows(struct md_entry *e, unsigned long rows, const long *events)
 {
-	enum md_counter c;
+	unsigned int c;
 
-	for (c = 0; c < MD_NR_COUNTERS; c++)
-		if (rows & BIT(c))
-			md_resync_base_counter(e, c, events);
-}
-
-/* @e's counters @rows no longer to be based, or to be based (@set). */
-static void md_resync_rows_mark(struct md_entry *e, unsigned long rows, bool set)
-{
-	enum md_counter c;
-
-	for (c = 0; c < MD_NR_COUNTERS; c++) {
-		if (!(rows & BIT(c)))
-			continue;
-		if (set)
-			set_bit(c, &e->rows_unsynced);
-		else
-			clear_bit(c, &e->rows_unsynced);
-	}
+	for_each_set_bit(c, &rows, MD_NR_COUNTERS)
+		md_resync_base_counter(e, c, events);
 }
 
 /*
@@ -332,7 +317,7 @@ static noinline bool md_resync_rows(struct md_entry *e, long *events)
 		rcu_read_lock();
 		m = md_entry_lookup(md_unit_root(memcg));
 		if (m)
-			md_resync_rows_mark(m, rows, true);
+			set_mask_bits(&m->rows_unsynced, 0, rows);
 		rcu_read_unlock();
 		goto out;
 	}
@@ -354,13 +339,13 @@ static noinline bool md_resync_rows(struct md_entry *e, long *events)
 			continue;
 		md_resync_events(m, events);
 		md_resync_base_rows(m, rows, events);
-		md_resync_rows_mark(m, rows, false);
+		set_mask_bits(&m->rows_unsynced, rows, 0);
 	}
 	rcu_read_unlock();
 	smp_mb();	/* the bases before the sequences read again */
 	if (md_entry_quiet(e, e->scan.seq0) &&
 	    (!MD_KERNEL_REPARENTS || md_resync_members(memcg, false, NULL))) {
-		md_resync_rows_mark(e, rows, false);
+		set_mask_bits(&e->rows_unsynced, rows, 0);
 		based = true;
 	}
 out:
