@@ -384,16 +384,19 @@ static void md_audit_pass(struct md_audit_stats *pass, unsigned int untrusted)
 }
 
 /*
- * The writeback domains have no ledger: kernel and pages are judged by a
- * scan in which nothing moved (domains.c).  So one is scanned for when a
- * pass finds the machine quiet (no probe hit since the pass before) and
- * something happened since the last judged scan, or MD_AUDIT_DOMAINS_S
- * went by, or a bad verdict waits to be found again.  The scan is the
- * domains' own (md_scan_domains()): the memcgs' checks and resyncs keep
- * their scans.  It walks all memory (about 10 ms a GiB under the
- * emulator): but for a confirmation,
- * the next waits MD_AUDIT_DOMAINS_SPACING times the last one's duration,
- * so that on a large machine they take at most 1 % of a CPU.
+ * The writeback domains have no ledger: each is judged by a scan through
+ * which its own events and counts stood still (domains.c).  The audit
+ * scans for them when a pass finds the machine quiet (no probe hit since
+ * the pass before) and something happened since the last scan that judged
+ * every domain, or MD_AUDIT_DOMAINS_S went by; when it is not quiet,
+ * every MD_AUDIT_DOMAINS_S, which judges the domains that stood still
+ * meanwhile, so that one writer does not silence the others' audit; and
+ * to confirm a bad verdict.  The scan is the domains' own
+ * (md_scan_domains()): the memcgs' checks and resyncs keep their scans.
+ * It walks all memory (about 10 ms a GiB under the emulator): but for a
+ * confirmation on a quiet machine, the next waits
+ * MD_AUDIT_DOMAINS_SPACING times the last one's duration, so that on a
+ * large machine they take at most 1 % of a CPU.
  */
 #define MD_AUDIT_DOMAINS_S		10
 #define MD_AUDIT_DOMAINS_SPACING	100
@@ -411,27 +414,50 @@ static unsigned long md_audit_all_hits(void)
 	return hits;
 }
 
+/*
+ * The domains' scan, md_mutex held: a probe that missed a hit meanwhile
+ * counted no event of its domain, so then nothing is judged.  Returns the
+ * scan's duration.
+ */
+u64 md_audit_scan_domains(void)
+{
+	unsigned long missed = md_probes_missed();
+	u64 took = md_scan_domains();
+
+	if (md_probes_missed() != missed)
+		md_domains_unjudge();
+	return took;
+}
+
+static bool md_audit_domains_due(bool quiet, unsigned long hits, u64 now)
+{
+	u64 spacing = MD_AUDIT_DOMAINS_SPACING * md_audit_domains_took_ns;
+	u64 period = max_t(u64, MD_AUDIT_DOMAINS_S * NSEC_PER_SEC, spacing);
+	u64 since = now - md_audit_domains_ns;
+
+	if (md_domains_pending())
+		return quiet || since >= spacing;
+	if (!quiet)
+		return since >= period;
+	return since >= spacing &&
+	       (hits != md_audit_judged_hits || now - md_audit_judged_ns >= period);
+}
+
 static void md_audit_domains(struct md_audit_stats *pass)
 {
 	unsigned long hits = md_audit_all_hits();
 	bool quiet = hits == md_audit_hits;
-	u64 now = ktime_get_ns(), spacing;
+	u64 now = ktime_get_ns();
 	unsigned int told;
 
 	md_audit_hits = hits;
-	if (!quiet)
-		return;
 	mutex_lock(&md_mutex);
-	spacing = MD_AUDIT_DOMAINS_SPACING * md_audit_domains_took_ns;
-	if (!md_domains_pending() &&
-	    (now - md_audit_domains_ns < spacing ||
-	     (hits == md_audit_judged_hits &&
-	      now - md_audit_judged_ns < max_t(u64, MD_AUDIT_DOMAINS_S * NSEC_PER_SEC, spacing)))) {
+	if (!md_audit_domains_due(quiet, hits, now)) {
 		mutex_unlock(&md_mutex);
 		return;
 	}
 	md_audit_domains_ns = now;
-	md_audit_domains_took_ns = md_scan_domains();
+	md_audit_domains_took_ns = md_audit_scan_domains();
 	pass->domain_scans++;
 	if (md_domains_judged()) {
 		md_audit_judged_hits = hits;

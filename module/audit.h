@@ -37,5 +37,6 @@ bool md_audit_warns(void);
 bool md_audit_arms_watch(void);
 unsigned int md_audit_unsynced_s(void);
 void md_audit_read_stats(struct md_audit_stats *st);
+u64 md_audit_scan_domains(void);
 
 #endif /* MEMCG_DIRTY_AUDIT_H */

@@ -54,6 +54,21 @@ static inline bool md_bdi_accounts_writeback(struct backing_dev_info *bdi)
 }
 
 /*
+ * The writeback domain @inode's pages are counted in, as a key only, never
+ * followed: with cgroup writeback its i_wb (NULL until its first
+ * dirtying attaches it), which inode_to_wb() returns but asserts a lock
+ * for that a probe's handler may not hold; else its device's own.
+ */
+static inline const void *md_inode_wb_key(struct inode *inode)
+{
+#ifdef CONFIG_CGROUP_WRITEBACK
+	return READ_ONCE(inode->i_wb);
+#else
+	return &inode_to_bdi(inode)->wb;
+#endif
+}
+
+/*
  * Whether the kernel can have cgroup v1 charge moving at all: from 6.11 the
  * v1 code is built only with CONFIG_MEMCG_V1 (Debian's 6.12 leaves it off).
  */

@@ -335,7 +335,7 @@ DEFINE_SHOW_ATTRIBUTE(md_watch_file);
 static int md_domains_file_show(struct seq_file *m, void *v)
 {
 	mutex_lock(&md_mutex);
-	md_scan_domains();
+	md_audit_scan_domains();
 	md_domains_show(m);
 	mutex_unlock(&md_mutex);
 	return 0;

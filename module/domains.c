@@ -19,10 +19,11 @@
  * domain under the i_pages lock, which the kernel's counting and its
  * switching of an inode's domain both hold.
  *
- * There is no ledger of the domains: kernel and pages are judged when
- * nothing moved while the scan ran (no memcg's ledger saw an event, and no
- * domain's count changed between before and after); the verdict is
- * "busy" otherwise.  The counts are summed exactly with
+ * There is no ledger of the domains: a domain's kernel count and pages
+ * are judged when nothing of its own moved while the scan ran: no event of
+ * its (domain_events.h) began or was in flight, and its counts are
+ * the same before and after; its verdict is "busy" otherwise, whatever the
+ * other domains did.  The counts are summed exactly with
  * __percpu_counter_sum(): the kernel's own wb_stats reads them
  * approximately and shows a count below 0 as 0.
  *
@@ -49,6 +50,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include "compat.h"
+#include "domain_events.h"
 #include "domains.h"
 #include "ledger.h"
 #include "shadow.h"
@@ -80,6 +82,7 @@ struct md_domain {
 	long scan[MD_NR_DOMAIN_ITEMS];
 	bool writeback_accounted;	/* else the file system counts (fuse): not judged */
 	bool root;			/* the device's own domain */
+	unsigned int buckets;		/* of its events (md_domain_buckets()) */
 	enum md_domain_verdict verdict;
 	u64 cgid;
 	char bdi[32];
@@ -93,8 +96,9 @@ struct md_domain_view {
 	int nr, nr_bdis;
 	long unseen;			/* pages not attributed: busy, or a domain not held */
 	bool overflow;			/* more domains than MD_DOMAINS_MAX */
-	bool judged;			/* nothing moved: the verdicts hold */
+	bool judged;			/* every domain judged, none left out */
 	enum md_domain_verdict worst;
+	struct md_domain_events_sum events;	/* before the scan */
 };
 
 static struct list_head *md_bdi_list;	/* NULL: the view is unavailable */
@@ -194,6 +198,8 @@ void md_domains_scan_begin(void)
 	md_view_free(v);
 	if (!md_bdi_list)
 		return;
+	/* before the counts: an event between the two is the scan's */
+	md_domain_events_read(&v->events);
 	rcu_read_lock();
 	list_for_each_entry_rcu(bdi, md_bdi_list, bdi_list) {
 		bdis++;
@@ -228,6 +234,7 @@ void md_domains_scan_begin(void)
 			if (!wb_tryget(wb))
 				continue;	/* released: its counts go with it */
 			v->rows[v->nr].wb = wb;
+			v->rows[v->nr].buckets = md_domain_buckets(wb);
 			v->rows[v->nr].root = wb == &bdi->wb;
 			v->rows[v->nr].writeback_accounted = md_bdi_accounts_writeback(bdi);
 			v->nr++;
@@ -283,7 +290,13 @@ void md_domains_scan_busy(long nr)
 	md_view.unseen += nr;
 }
 
-static enum md_domain_verdict md_domain_judge(struct md_domain *d)
+/*
+ * A domain that stood still.  The folios the scan could not lock (@unseen
+ * pages, of any domain) only take from its pages: a kernel count above
+ * them by no more than that is not judged; one below them, or below 0, is
+ * wrong whatever they were.
+ */
+static enum md_domain_verdict md_domain_judge(struct md_domain *d, long unseen)
 {
 	enum md_domain_verdict worst = MD_D_OK, verdict;
 	int i;
@@ -291,8 +304,14 @@ static enum md_domain_verdict md_domain_judge(struct md_domain *d)
 	for (i = 0; i < MD_NR_DOMAIN_ITEMS; i++) {
 		if (i == MD_D_WRITEBACK && !d->writeback_accounted)
 			continue;	/* counted by its file system (fuse) */
-		verdict = d->kernel[i] < 0 ? MD_D_UNDERFLOW :
-			  d->kernel[i] != d->scan[i] ? MD_D_MISMATCH : MD_D_OK;
+		if (d->kernel[i] < 0)
+			verdict = MD_D_UNDERFLOW;
+		else if (d->kernel[i] == d->scan[i])
+			verdict = MD_D_OK;
+		else if (d->kernel[i] > d->scan[i] && d->kernel[i] - d->scan[i] <= unseen)
+			verdict = MD_D_BUSY;
+		else
+			verdict = MD_D_MISMATCH;
 		worst = max(worst, verdict);
 	}
 	return worst;
@@ -318,29 +337,39 @@ static void md_domain_name(struct md_domain *d)
 
 /*
  * After the scan's last grace period: judge, name, and let every domain go.
- * @still: no memcg's ledger entry saw an event while the scan ran, nor had
- * one in flight at its start (the scan's own test, md_entry_quiet()).
+ * A domain is judged when it stood still: its counts the same before the
+ * scan and after, and its events neither in flight at the start nor moved
+ * since (an event that began before the first grace period and
+ * ends after the last is in flight at both ends).
  */
-void md_domains_scan_end(bool still)
+void md_domains_scan_end(void)
 {
+	static struct md_domain_events_sum events;	/* md_mutex */
 	struct md_domain_view *v = &md_view;
 	s64 after[MD_NR_DOMAIN_ITEMS];
-	bool moved = false;
 	int i;
 
 	lockdep_assert_held(&md_mutex);
 	if (!v->rows)
 		return;
-	for (i = 0; i < v->nr; i++) {
-		md_domain_read(&v->rows[i], after);
-		moved |= memcmp(after, v->rows[i].kernel, sizeof(after)) != 0;
-	}
-	v->judged = still && !moved && !v->unseen && !v->overflow;
+	v->judged = !v->overflow;
 	v->worst = MD_D_OK;
 	for (i = 0; i < v->nr; i++) {
 		struct md_domain *d = &v->rows[i];
 
-		d->verdict = v->judged ? md_domain_judge(d) : MD_D_BUSY;
+		md_domain_read(d, after);
+		d->verdict = memcmp(after, d->kernel, sizeof(after)) ? MD_D_BUSY : MD_D_OK;
+	}
+	md_domain_events_read(&events);
+	for (i = 0; i < v->nr; i++) {
+		struct md_domain *d = &v->rows[i];
+
+		if (d->verdict == MD_D_OK &&
+		    md_domain_events_still(&v->events, &events, d->buckets))
+			d->verdict = md_domain_judge(d, v->unseen);
+		else
+			d->verdict = MD_D_BUSY;
+		v->judged &= d->verdict != MD_D_BUSY;
 		v->worst = max(v->worst, d->verdict);
 		md_domain_name(d);
 	}
@@ -367,6 +396,18 @@ bool md_domains_judged(void)
 {
 	lockdep_assert_held(&md_mutex);
 	return md_last.rows && md_last.judged;
+}
+
+/* The last scan's verdicts cannot hold (a probe missed a hit meanwhile). */
+void md_domains_unjudge(void)
+{
+	int i;
+
+	lockdep_assert_held(&md_mutex);
+	for (i = 0; i < md_last.nr; i++)
+		md_last.rows[i].verdict = MD_D_BUSY;
+	md_last.judged = false;
+	md_last.worst = md_last.nr ? MD_D_BUSY : MD_D_OK;
 }
 
 /* A device's own domain with nothing in it is not shown: there is one per disk. */
@@ -498,12 +539,22 @@ bool md_domains_pending(void)
 	return false;
 }
 
+/* A pending verdict whose domain the last scan found busy: it waits on. */
+static bool md_pending_waits(struct md_domain_view *v, struct md_domain_told *p)
+{
+	struct md_domain key = { .wb = p->wb }, *d;
+
+	d = bsearch(&key, v->rows, v->nr, sizeof(*v->rows), md_domain_cmp);
+	return d && d->cgid == p->cgid && d->verdict == MD_D_BUSY;
+}
+
 /*
- * After a scan of the audit's: a bad verdict of a judged scan is held
- * until a later judged scan finds it with the same counts (a bug's offset
- * stays), uncounted_ms later at least where the kernel counts fewer pages
- * than there are (md_domain_below_pages()), then told once per domain and
- * verdict: a console line, and with @warn a WARN.
+ * After a scan of the audit's: a domain's bad verdict is held until a
+ * later scan judges the domain again and finds it with the same counts (a
+ * bug's offset stays), uncounted_ms later at least where the kernel counts
+ * fewer pages than there are (md_domain_below_pages()), then told once per
+ * domain and verdict: a console line, and with @warn a WARN.  Scans that
+ * find the domain busy leave it pending.
  * Returns the domains told now.
  */
 unsigned int md_domains_report(bool warn)
@@ -516,8 +567,11 @@ unsigned int md_domains_report(bool warn)
 	unsigned int told = 0;
 
 	lockdep_assert_held(&md_mutex);
-	if (!v->rows || !v->judged)
+	if (!v->rows)
 		return 0;
+	for (i = 0; i < md_nr_pending; i++)
+		if (md_pending_waits(v, &md_pending[i]))
+			next[nr_next++] = md_pending[i];
 	for (i = 0; i < v->nr; i++) {
 		struct md_domain *d = &v->rows[i];
 

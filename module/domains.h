@@ -20,7 +20,7 @@ enum md_domain_item {
 
 enum md_domain_verdict {	/* in rising order of severity */
 	MD_D_OK,
-	MD_D_BUSY,		/* a count moved while the scan ran: not judged */
+	MD_D_BUSY,		/* its count or pages moved while the scan ran: not judged */
 	MD_D_MISMATCH,
 	MD_D_UNDERFLOW,
 	MD_NR_DOMAIN_VERDICTS,
@@ -36,11 +36,12 @@ void md_domains_exit(void);
 void md_domains_scan_begin(void);
 void md_domains_scan_folio(struct folio *folio, struct address_space *mapping, long nr);
 void md_domains_scan_busy(long nr);
-void md_domains_scan_end(bool still);
+void md_domains_scan_end(void);
 
 /* under md_mutex: the last scan's view */
 enum md_domain_verdict md_domains_worst(void);
 bool md_domains_judged(void);
+void md_domains_unjudge(void);
 void md_domains_show(struct seq_file *m);
 
 /* the audit's part (audit.c decides when to scan) */

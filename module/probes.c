@@ -10,6 +10,7 @@
 #include <linux/ptrace.h>
 #include "compat.h"
 #include "anomaly.h"
+#include "domain_events.h"
 #include "inject_hooks.h"
 #include "inject.h"
 #include "ledger.h"
@@ -152,6 +153,7 @@ static __always_inline void md_dirtied(struct folio *folio, struct address_space
 	md_hit(MD_P_DIRTIED);
 	if (!md_mapping_accounts_dirty(mapping))
 		return;
+	md_domain_event(md_domain_buckets_of(mapping));
 	md_move_touch(folio);
 	memcg = folio_memcg(folio);
 	md_note_folio(MD_P_DIRTIED, folio);
@@ -194,6 +196,7 @@ struct md_clear_io_data {
 	struct md_entry *e;	/* NULL: uncharged, or the event is lost */
 	long pages;
 	u64 note;		/* its order, or 0 */
+	int buckets;		/* its domain's event, open; or -1 */
 	bool accounts;
 };
 
@@ -209,12 +212,19 @@ static int md_clear_io_entry(struct kretprobe_instance *ri, struct pt_regs *regs
 {
 	struct md_clear_io_data *d = (void *)ri->data;
 
+	struct address_space *mapping;
+
 	d->folio = md_arg(regs, 0);
 	d->memcg = NULL;
 	d->e = NULL;
 	d->note = 0;
-	d->accounts = md_mapping_accounts_dirty(folio_mapping(d->folio)) &&
-		      md_folio_memcg_hold(d->folio, &d->memcg);
+	d->buckets = -1;
+	mapping = folio_mapping(d->folio);
+	if (!md_mapping_accounts_dirty(mapping))
+		return 0;
+	d->buckets = md_domain_buckets_of(mapping);
+	md_domain_open(d->buckets);
+	d->accounts = md_folio_memcg_hold(d->folio, &d->memcg);
 	if (!d->accounts)
 		return 0;
 	md_move_touch(d->folio);
@@ -238,6 +248,8 @@ static int md_clear_io_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct md_clear_io_data *d = (void *)ri->data;
 
 	md_hit(MD_P_CLEANED_IO);
+	if (d->buckets >= 0)
+		md_domain_close(d->buckets);
 	if (!d->accounts)
 		return 0;
 	md_note_retire(d->note);
@@ -263,11 +275,12 @@ out:
  * PG_dirty first; filemap_unaccount_folio() (removal while dirty, a WARN
  * in the kernel) leaves it set, which tells the two apart.
  */
-static __always_inline void md_cleaned(struct folio *folio)
+static __always_inline void md_cleaned(struct folio *folio, struct bdi_writeback *wb)
 {
 	struct mem_cgroup *memcg;
 
 	md_hit(MD_P_CANCELLED);
+	md_domain_event(md_domain_buckets(wb));	/* the domain the kernel takes them from */
 	md_move_touch(folio);
 	md_note_folio(MD_P_CANCELLED, folio);
 	/* the folio is locked (truncation, removal): its memcg is read once */
@@ -287,14 +300,15 @@ static void notrace md_ft_cleaned(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *ops, struct ftrace_regs *fregs)
 {
 	preempt_disable_notrace();
-	md_cleaned((struct folio *)md_fregs_arg(fregs, 0));
+	md_cleaned((struct folio *)md_fregs_arg(fregs, 0),
+		   (struct bdi_writeback *)md_fregs_arg(fregs, 1));
 	preempt_enable_notrace();
 }
 
 /* Where ftrace cannot reach the symbol */
 static int md_kp_cleaned(struct kprobe *p, struct pt_regs *regs)
 {
-	md_cleaned(md_arg(regs, 0));
+	md_cleaned(md_arg(regs, 0), md_arg(regs, 1));
 	return 0;
 }
 
@@ -307,6 +321,7 @@ struct md_migrate_data {
 	struct md_entry *e;	/* the window in flight, or NULL */
 	long pages;
 	u64 note;		/* its order, or 0 */
+	int buckets;		/* its domain's event, open; or -1 */
 };
 
 /*
@@ -324,8 +339,15 @@ static int md_migrate_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	d->memcg = NULL;
 	d->e = NULL;
 	d->note = 0;
-	if (!md_mapping_accounts_dirty(d->mapping) ||
-	    !md_folio_memcg_hold(d->src, &d->memcg)) {
+	d->buckets = -1;
+	if (!md_mapping_accounts_dirty(d->mapping)) {
+		d->mapping = NULL;
+		return 0;
+	}
+	/* no count moves, but a scan meanwhile may see both folios or neither */
+	d->buckets = md_domain_buckets_of(d->mapping);
+	md_domain_open(d->buckets);
+	if (!md_folio_memcg_hold(d->src, &d->memcg)) {
 		d->mapping = NULL;	/* unloading: the return leaves it */
 		return 0;
 	}
@@ -348,6 +370,8 @@ static int md_migrate_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct md_migrate_data *d = (void *)ri->data;
 
 	md_hit(MD_P_MIGRATED);
+	if (d->buckets >= 0)
+		md_domain_close(d->buckets);
 	md_note_retire(d->note);
 	if (regs_return_value(regs) != MD_MIGRATE_SUCCESS ||
 	    !md_mapping_accounts_dirty(d->mapping) || !folio_test_dirty(d->dst))
@@ -451,6 +475,7 @@ struct md_wb_data {
 	struct md_entry *e;		/* the window in flight, or NULL */
 	long pages;
 	u64 note;			/* for the watch of NR_WRITEBACK, or 0 */
+	unsigned int buckets;		/* its domain's event, open */
 	bool held;
 };
 
@@ -471,6 +496,9 @@ static __always_inline void md_wb_entry(struct kretprobe_instance *ri, struct pt
 	d->e = NULL;
 	d->note = 0;
 	d->pages = folio_nr_pages(d->folio);
+	/* an end's folio is referenced, and under writeback it keeps its inode */
+	d->buckets = md_domain_buckets_of(folio_mapping(d->folio));
+	md_domain_open(d->buckets);
 	md_move_touch(d->folio);
 	d->held = md_folio_memcg_hold(d->folio, &d->memcg);
 	if (d->held && d->memcg)
@@ -527,6 +555,7 @@ static bool md_wb_memcg_moved(struct md_wb_data *d)
 static void md_wb_ret(struct md_wb_data *d, enum md_point p, bool counted, long sign,
 		      enum md_event ev)
 {
+	md_domain_close(d->buckets);
 	if (!d->held)
 		return;
 	if (!counted || md_wb_memcg_moved(d) || md_inject_drop(p, d->memcg))

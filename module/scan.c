@@ -403,25 +403,17 @@ void md_scan(void)
  * pays for the other's work per folio (the domains' costs an i_pages
  * lock), and so that no memcg's scan figures, shadow or untagged folios
  * are touched: the memcgs' checks and resyncs go on from their own scans,
- * whatever the audit's cadence.  Still, for the domains' verdicts,
- * when no ledger entry's sequence moved and none had an event in flight
- * at the start (md_scan()'s own test, summed).  Returns its duration.
+ * whatever the audit's cadence.  Each domain is judged by its own events
+ * and counts, read before the first grace period and after the last.
+ * Returns its duration.
  */
 u64 md_scan_domains(void)
 {
 	struct md_scan_info info = { };
-	struct md_entry *e;
-	bool still = true;
-	long seqs = 0;
 	u64 start;
 	int nid;
 
 	lockdep_assert_held(&md_mutex);
-	md_ledger_list_fresh();
-	list_for_each_entry(e, &md_entries, node) {
-		seqs += md_entry_seq(e);
-		still = still && !md_entry_inflight(e);
-	}
 	md_domains_scan_begin();
 	synchronize_rcu();
 	start = ktime_get_ns();
@@ -431,11 +423,7 @@ u64 md_scan_domains(void)
 	rcu_read_unlock();
 	start = ktime_get_ns() - start;
 	synchronize_rcu();
-	/* an entry listed or freed meanwhile leaves the sum apart: not still */
-	md_ledger_list_fresh();
-	list_for_each_entry(e, &md_entries, node)
-		seqs -= md_entry_seq(e);
-	md_domains_scan_end(still && !seqs);
+	md_domains_scan_end();
 	return start;
 }
 

@@ -336,7 +336,8 @@ static int cmd_domains(struct ctx *c)
 		md_field_int(&c->e, "unseen", d.unseen);
 		if (!md_json(&c->e))
 			fprintf(c->out, "writeback domains: %s, %s (%lld, %zu shown)\n", d.verdict,
-				d.judged ? "judged" : "not judged: counts moved while the module scanned",
+				d.judged ? "judged" :
+				"not all judged: pages or counts moved while the module scanned",
 				d.domains, d.n);
 		md_table_head(&c->e);
 	}
