@@ -9,7 +9,7 @@
 . ./lib.sh
 md_require_writers
 md_require_ko
-CYCLES=${MD_UNLOAD_CYCLES:-50}
+CYCLES=${MD_UNLOAD_CYCLES:-40}
 W=$MD_WORK
 
 md_unload
