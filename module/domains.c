@@ -20,9 +20,9 @@
  * switching of an inode's domain both hold.
  *
  * There is no ledger of the domains: a domain's kernel count and pages
- * are judged when nothing of its own moved while the scan ran: no event of
- * its (domain_events.h) began or was in flight, and its counts are
- * the same before and after; its verdict is "busy" otherwise, whatever the
+ * are judged when nothing of its own moved while the scan ran: none of its
+ * events (domain_events.h) began or was in flight, and its counts are the
+ * same before and after; its verdict is "busy" otherwise, whatever the
  * other domains did.  The counts are summed exactly with
  * __percpu_counter_sum(): the kernel's own wb_stats reads them
  * approximately and shows a count below 0 as 0.
