@@ -37,9 +37,9 @@ row() {
 }
 # writing: md_bw's writers are running and its dirtying goes on
 writing() {
-	h0=$(awk '$1 == "dirtied" { print $5 }' "$MD/probes")
+	h0=$(md_probe_hits dirtied)
 	sleep 0.5
-	h1=$(awk '$1 == "dirtied" { print $5 }' "$MD/probes")
+	h1=$(md_probe_hits dirtied)
 	kill -0 "$writer1" 2> /dev/null && [ "$h1" -gt "$h0" ]
 }
 start_writers() {
