@@ -248,12 +248,34 @@ int md_probes_register_events(void)
  */
 void md_probes_unregister_events(void)
 {
+	struct kretprobe *kretprobes[MD_NR_POINTS];
+	struct kprobe *kprobes[MD_NR_POINTS];
+	int nr_kretprobes = 0, nr_kprobes = 0;
 	struct md_probe *p;
 
 	md_memcg_holds_drain();
+	/*
+	 * The kprobes and the kretprobes each go in one call: one grace
+	 * period for all of them, not one each (the unload's time, and every
+	 * selftest's: about a second under the emulator).
+	 */
+	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++) {
+		if (p == &md_probes[MD_P_FREE] || !p->used)
+			continue;
+		if (p->used->kind == MD_KPROBE)
+			kprobes[nr_kprobes++] = &p->krp.kp;
+		else if (p->used->kind == MD_KRETPROBE)
+			kretprobes[nr_kretprobes++] = &p->krp;
+		else
+			md_detach(p);
+	}
+	if (nr_kprobes)
+		unregister_kprobes(kprobes, nr_kprobes);
+	if (nr_kretprobes)
+		unregister_kretprobes(kretprobes, nr_kretprobes);
 	for (p = md_probes; p < md_probes + MD_NR_POINTS; p++)
 		if (p != &md_probes[MD_P_FREE])
-			md_detach(p);
+			p->used = NULL;
 	tracepoint_synchronize_unregister();
 }
 
