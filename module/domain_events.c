@@ -47,6 +47,6 @@ static bool md_domain_bucket_still(const struct md_domain_events_sum *begin,
 bool md_domain_events_still(const struct md_domain_events_sum *begin,
 			    const struct md_domain_events_sum *end, unsigned int buckets)
 {
-	return md_domain_bucket_still(begin, end, buckets & 0xff) ||
-	       md_domain_bucket_still(begin, end, buckets >> 8);
+	return md_domain_bucket_still(begin, end, md_domain_first(buckets)) ||
+	       md_domain_bucket_still(begin, end, md_domain_second(buckets));
 }

@@ -42,15 +42,30 @@ struct md_domain_events_sum {
 
 /*
  * A domain's two buckets, from the two top fields of one multiplicative
- * hash (hash_ptr()'s), packed in an int: a domain with no event has a
- * bucket that stood still unless other domains moved both of its.
+ * hash (hash_ptr()'s), packed in an int, the second above
+ * MD_DOMAIN_SECOND_SHIFT: a domain with no event has a bucket that stood
+ * still unless other domains moved both of its.
  */
+#define MD_DOMAIN_SECOND_SHIFT	8
+static_assert(BIT(MD_DOMAIN_SECOND_SHIFT) >= MD_DOMAIN_BUCKETS);
+
 static __always_inline unsigned int md_domain_buckets(const void *wb)
 {
 	u64 h = (unsigned long)wb * GOLDEN_RATIO_64;
 
 	return h >> (64 - MD_DOMAIN_BUCKET_BITS) |
-	       ((h >> (64 - 2 * MD_DOMAIN_BUCKET_BITS)) & (MD_DOMAIN_BUCKETS - 1)) << 8;
+	       ((h >> (64 - 2 * MD_DOMAIN_BUCKET_BITS)) & (MD_DOMAIN_BUCKETS - 1)) <<
+	       MD_DOMAIN_SECOND_SHIFT;
+}
+
+static __always_inline unsigned int md_domain_first(unsigned int buckets)
+{
+	return buckets & (MD_DOMAIN_BUCKETS - 1);
+}
+
+static __always_inline unsigned int md_domain_second(unsigned int buckets)
+{
+	return buckets >> MD_DOMAIN_SECOND_SHIFT;
 }
 
 /* @mapping's domain's buckets (a mapping without a host: NULL's) */
@@ -63,14 +78,14 @@ static __always_inline unsigned int md_domain_buckets_of(struct address_space *m
 
 static __always_inline void md_domain_open(unsigned int buckets)
 {
-	this_cpu_inc(md_domain_events[buckets & 0xff].opened);
-	this_cpu_inc(md_domain_events[buckets >> 8].opened);
+	this_cpu_inc(md_domain_events[md_domain_first(buckets)].opened);
+	this_cpu_inc(md_domain_events[md_domain_second(buckets)].opened);
 }
 
 static __always_inline void md_domain_close(unsigned int buckets)
 {
-	this_cpu_inc(md_domain_events[buckets & 0xff].closed);
-	this_cpu_inc(md_domain_events[buckets >> 8].closed);
+	this_cpu_inc(md_domain_events[md_domain_first(buckets)].closed);
+	this_cpu_inc(md_domain_events[md_domain_second(buckets)].closed);
 }
 
 static __always_inline void md_domain_event(unsigned int buckets)

@@ -211,7 +211,6 @@ struct md_clear_io_data {
 static int md_clear_io_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct md_clear_io_data *d = (void *)ri->data;
-
 	struct address_space *mapping;
 
 	d->folio = md_arg(regs, 0);
