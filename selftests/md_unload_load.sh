@@ -5,11 +5,12 @@
 # warning, no leak (the probes and files are gone after each unload);
 # readers get text or an error, never garbage.  An open debugfs file holds
 # a reference on the module, so rmmod is refused (EBUSY) until the readers
-# close; it is retried.
+# close; it is retried.  MD_UNLOAD_CYCLES cycles: 20 by default, make
+# check-audit 40.
 . ./lib.sh
 md_require_writers
 md_require_ko
-CYCLES=${MD_UNLOAD_CYCLES:-40}
+CYCLES=${MD_UNLOAD_CYCLES:-20}
 W=$MD_WORK
 
 md_unload
